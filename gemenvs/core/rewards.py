@@ -1,0 +1,46 @@
+"""Terminal reward schemes shared by every game: win, score, rank, margin."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+REWARD_MODES = ("win", "score", "rank", "margin")
+
+
+def check_reward_mode(mode: str) -> str:
+    """Validate a ``reward`` option value."""
+    if mode not in REWARD_MODES:
+        raise ValueError(f"reward must be one of {', '.join(map(repr, REWARD_MODES))}; got {mode!r}")
+    return mode
+
+
+def terminal_rewards(mode: str, scores: Sequence[float], scale: float) -> list[float]:
+    """Per-player rewards at the end of a game.
+
+    ``win``: +1 for every player with the top score (ties share the win), -1 for the others.
+    ``score``: own score / ``scale``.
+    ``rank``: +1 for first, -1 for last, linear between; tied players share the mean of their ranks.
+    ``margin``: (own score - best other score) / ``scale``.
+    """
+    n = len(scores)
+    best = max(scores)
+    if mode == "win":
+        return [1.0 if s == best else -1.0 for s in scores]
+    if mode == "score":
+        return [float(s) / scale for s in scores]
+    if mode == "rank":
+        if n == 1:
+            return [0.0]
+        out = []
+        for s in scores:
+            above = sum(1 for t in scores if t > s)
+            tied = sum(1 for t in scores if t == s)
+            mean_rank = above + (tied - 1) / 2.0  # 0 = first
+            out.append(1.0 - 2.0 * mean_rank / (n - 1))
+        return out
+    if mode == "margin":
+        out = []
+        for i, s in enumerate(scores):
+            other = max(t for j, t in enumerate(scores) if j != i)
+            out.append(float(s - other) / scale)
+        return out
+    raise ValueError(f"unknown reward mode {mode!r}")

@@ -1,0 +1,103 @@
+"""The MegaGem engine: the :class:`~gemenvs.core.engine.Game` protocol over rules, encoder and renderer."""
+from __future__ import annotations
+
+import numpy as np
+
+from gemenvs.core.engine import Game, Results
+from gemenvs.megagem import rules
+from gemenvs.megagem.data import COLOURS
+from gemenvs.megagem.encode import Encoder
+from gemenvs.megagem.render import render_text
+from gemenvs.megagem.rules import BID, MegaGemState, Options
+from gemenvs.megagem.serialize import state_from_dict
+
+#: divisor turning a final score into a reward for reward="score" / "margin"
+SCORE_SCALE = 100.0
+
+
+class MegaGem(Game):
+    """MegaGem for 3-5 players; options as in :class:`~gemenvs.megagem.rules.Options`.
+
+    Actions: ``0..max_bid`` bid that many coins; ``max_bid+1+c`` reveal a gem of colour ``c``
+    (Blue, Green, Pink, Purple, Yellow) from hand.
+    """
+
+    name = "megagem"
+    version = 0
+    score_scale = SCORE_SCALE
+    max_decisions = 25 * 5 + 25
+
+    def __init__(self, num_players: int = 4, value_chart: str = "A", tie_break: str = "rulebook",
+                 reveal_after: str = "every_auction", two_pairs: str = "any", public_bids: bool = True):
+        self.opts = Options(num_players, value_chart, tie_break, reveal_after, two_pairs, public_bids)
+        self.num_players = self.opts.num_players
+        self.encoder = Encoder(self.opts)
+        self.spec = self.encoder.spec
+        self.max_bid = self.opts.max_bid
+        self.num_actions = self.encoder.num_actions
+        self.reveal_offset = self.max_bid + 1
+
+    def options(self) -> dict:
+        return dict(vars(self.opts))
+
+    def new_state(self, seed: int | None = None) -> MegaGemState:
+        return rules.new_state(self.opts, seed)
+
+    def state_from_dict(self, d: dict) -> MegaGemState:
+        """Rebuild a state from ``state.to_dict()``; a malformed or inconsistent dict raises StateError."""
+        return state_from_dict(d, self.opts)
+
+    def to_act(self, state: MegaGemState) -> tuple[int, ...]:
+        return rules.to_act(state)
+
+    def legal_mask(self, state: MegaGemState, player: int) -> np.ndarray:
+        return self.encoder.mask(state, player)
+
+    def illegal_reason(self, state: MegaGemState, player: int, action: int) -> str | None:
+        if not 0 <= player < self.num_players:
+            return f"no seat {player} in a {self.num_players}-player game"
+        if state.phase == rules.OVER:
+            return "the game is over"
+        if player not in rules.to_act(state):
+            return f"it is not player {player}'s decision"
+        if state.phase == BID:
+            if action >= self.reveal_offset:
+                return "this is a bidding decision; reveal actions are not allowed"
+            limit = rules.bid_limit(state, player)
+            if action > limit:
+                return f"bid {action} exceeds the limit of {limit} (coins{' + loan' if limit > state.coins[player] else ''})"
+            return None
+        if action < self.reveal_offset:
+            return "the winner must reveal a gem from its hand, not bid"
+        colour = action - self.reveal_offset
+        if state.hands[player][colour] == 0:
+            return f"no {COLOURS[colour]} gem in hand"
+        return None
+
+    def apply_legal(self, state: MegaGemState, player: int, action: int) -> None:
+        if state.phase == BID:
+            rules.place_bid(state, self.opts, player, action)
+        else:
+            rules.reveal(state, self.opts, player, action - self.reveal_offset)
+
+    def is_over(self, state: MegaGemState) -> bool:
+        return state.phase == rules.OVER
+
+    def results(self, state: MegaGemState) -> Results:
+        if state.phase != rules.OVER:
+            raise ValueError("results() needs a finished game")
+        return rules.results(state)
+
+    def observe(self, state: MegaGemState, player: int) -> np.ndarray:
+        return self.encoder.observe(state, player)
+
+    def render(self, state: MegaGemState, viewer: int | None = None) -> str:
+        return render_text(state, viewer)
+
+    def action_name(self, action: int) -> str:
+        if action < self.reveal_offset:
+            return f"bid {action}"
+        return f"reveal {COLOURS[action - self.reveal_offset]}"
+
+
+__all__ = ["MegaGem"]

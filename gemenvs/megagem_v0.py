@@ -1,0 +1,40 @@
+"""
+# MegaGem
+
+| Import | `from gemenvs import megagem_v0` |
+|---|---|
+| Actions | Discrete |
+| Parallel API | Yes (`megagem_v0.parallel_env`) |
+| Agents | `agents = ['player_0', ..., 'player_{n-1}']`, n = 3, 4 or 5 |
+| Action shape | (1,) |
+| Action values | Discrete(max_bid + 6): 91 for 4 players, 101 for 3, 86 for 5 |
+| Observation shape | dict: `observation` float32 vector, `action_mask` int8 vector |
+| Observation size | 223 (3 players), 240 (4 players), 257 (5 players) |
+
+Sealed-bid auctions for gems whose final values depend on the gem cards hidden in the
+players' hands. See `docs/megagem.md` for the rules as implemented, and the full tables of
+observation slots (`env.observation_spec`) and action ids.
+
+## Options
+`num_players` (3-5, default 4), `value_chart` ("A"-"E" or "random"), `tie_break` ("rulebook" or
+"queue"), `reveal_after` ("every_auction" or "treasure_only"), `two_pairs` ("any" or
+"distinct"), `public_bids` (bool), `reward` ("win", "score", "rank", "margin"),
+`illegal_action` ("raise" or "terminate"), `render_mode` ("ansi", "human" or None).
+
+## Actions
+`0..max_bid`: bid that many coins (max_bid = starting coins + 60); `max_bid+1..max_bid+5`:
+reveal a gem of colour Blue, Green, Pink, Purple, Yellow from hand. The mask is exact and all
+zero for an agent that is not to act.
+
+## Rewards
+At the end only: "win" +1 to every top scorer, -1 to the others; "score" final score / 100;
+"rank" +1 first .. -1 last; "margin" (own score - best other score) / 100. `infos` at the
+end carry `score`, `score_breakdown` (coins, gems, missions, loans, investments, total),
+`scores` and `winners`.
+
+## Version history
+* v0: first release.
+"""
+from gemenvs.megagem.env import env, parallel_env, parallel_raw_env, raw_env
+
+__all__ = ["env", "parallel_env", "parallel_raw_env", "raw_env"]
