@@ -2,6 +2,9 @@
 from gemenvs.agents.base import Agent, BaseAgent, legal_actions
 from gemenvs.agents.match import MatchResult, play_game, run_match, wilson_interval
 from gemenvs.agents.random_agent import RandomAgent
+from gemenvs.agents.registry import BASELINES, baseline_names, make_agent
 
-__all__ = ["Agent", "BaseAgent", "MatchResult", "RandomAgent", "legal_actions", "play_game", "run_match",
-           "wilson_interval"]
+__all__ = [
+    "BASELINES", "Agent", "BaseAgent", "MatchResult", "RandomAgent", "baseline_names", "legal_actions",
+    "make_agent", "play_game", "run_match", "wilson_interval",
+]
