@@ -1,0 +1,72 @@
+"""The game-independent core: observation specs, reward schemes, option checks, registration."""
+import numpy as np
+import pytest
+
+import gemenvs
+from gemenvs.core.engine import check_bool, check_choice, check_int
+from gemenvs.core.rewards import terminal_rewards
+from gemenvs.core.spec import ObservationSpec
+
+
+def test_spec_slices_are_contiguous_and_decode_in_game_units():
+    sp = ObservationSpec()
+    sp.add("a", 2, "first", scale=10)
+    sp.add("b", (2, 3), "second")
+    assert [s.offset for s in sp.slices] == [0, 2]
+    assert sp.size == 8
+    obs = np.arange(8, dtype=np.float32) / 10
+    dec = sp.decode(obs)
+    np.testing.assert_allclose(dec["a"], [0.0, 1.0], atol=1e-6)
+    assert dec["b"].shape == (2, 3)
+    np.testing.assert_allclose(sp.view(obs, "b").ravel(), obs[2:])
+    with pytest.raises(ValueError, match="shape"):
+        sp.decode(np.zeros(7))
+    with pytest.raises(KeyError, match="no observation slice named 'c'"):
+        sp["c"]
+    with pytest.raises(ValueError, match="duplicate"):
+        sp.add("a", 1, "again")
+    assert "| 2 | 6 | 2x3 | `b` | second | 1 |" in sp.markdown_table()
+
+
+@pytest.mark.parametrize(
+    "mode, scores, expected",
+    [
+        ("win", [10, 30, 30, 5], [-1, 1, 1, -1]),
+        ("score", [10, -20, 30], [0.1, -0.2, 0.3]),
+        ("rank", [10, 30, 20], [-1, 1, 0]),
+        ("rank", [30, 30, 10, 0], [2 / 3, 2 / 3, -1 / 3, -1]),  # tied firsts share mean rank 0.5
+        ("margin", [10, 30, 20], [-0.2, 0.1, -0.1]),
+    ],
+)
+def test_terminal_rewards(mode, scores, expected):
+    np.testing.assert_allclose(terminal_rewards(mode, scores, 100.0), expected)
+
+
+def test_option_checks_name_the_option():
+    with pytest.raises(ValueError, match="colour must be one of 'red', 'blue'; got 'green'"):
+        check_choice("colour", "green", ("red", "blue"))
+    with pytest.raises(ValueError, match=r"num_players must be an integer in 3..5; got 7"):
+        check_int("num_players", 7, 3, 5)
+    with pytest.raises(ValueError, match="num_players"):
+        check_int("num_players", True, 0, 5)
+    with pytest.raises(ValueError, match="public_bids must be True or False"):
+        check_bool("public_bids", "yes")
+
+
+def test_every_environment_is_registered_with_pettingzoo():
+    import pettingzoo
+
+    for env_id in gemenvs.ENVIRONMENTS:
+        assert env_id in pettingzoo.aec_registry
+        assert env_id in pettingzoo.parallel_registry
+
+
+def test_reward_and_illegal_options_are_validated():
+    from gemenvs import megagem_v0
+
+    with pytest.raises(ValueError, match="reward must be one of"):
+        megagem_v0.env(reward="points")
+    with pytest.raises(ValueError, match="illegal_action must be one of"):
+        megagem_v0.env(illegal_action="ignore")
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        megagem_v0.env(render_mode="rgb_array")
