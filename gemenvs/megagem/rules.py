@@ -110,7 +110,7 @@ class MegaGemState:
         """A JSON-safe dict that :func:`state_from_dict` turns back into an equal state."""
         d = {k: copy.deepcopy(getattr(self, k)) for k in _PLAIN_FIELDS}
         d["rng"] = _rng_state(self.rng)
-        d["history"] = [vars(r).copy() for r in self.history]
+        d["history"] = [{**vars(r), "bids": list(r.bids), "gems": list(r.gems)} for r in self.history]  # no shared lists
         return d
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from gemenvs.megagem.data import (
-    AUCTION_AMOUNT, AUCTION_COPIES, AUCTION_TYPE, CHART_NAMES, GEMS_PER_COLOUR, MISSIONS_IN_PLAY,
-    NUM_AUCTION_KINDS, NUM_COLOURS, NUM_MISSIONS,
+    AUCTION_AMOUNT, AUCTION_COPIES, AUCTION_TYPE, CHART_NAMES, GEMS_PER_COLOUR, MISSIONS, MISSIONS_IN_PLAY,
+    NUM_AUCTION_KINDS, NUM_COLOURS, NUM_MISSIONS, mission_met,
 )
 from gemenvs.megagem.rules import _PLAIN_FIELDS, BID, OVER, PHASES, REVEAL, AuctionRecord, MegaGemState, Options
 
@@ -17,6 +17,12 @@ class StateError(ValueError):
 def _need(cond: bool, what: str) -> None:
     if not cond:
         raise StateError(f"invalid MegaGem state: {what}")
+
+
+def _int(x, name: str):
+    """``x`` if it is a plain integer (not a bool)."""
+    _need(isinstance(x, int) and not isinstance(x, bool), f"{name} must be an integer, found {x!r}")
+    return x
 
 
 def _ints(x, name: str, length: int | None = None, lo: int | None = 0) -> list[int]:
@@ -33,7 +39,7 @@ def state_from_dict(d: dict, opts: Options) -> MegaGemState:
     _need(isinstance(d, dict), "expected a dict")
     expected = set(_PLAIN_FIELDS) | {"rng", "history"}
     _need(set(d) == expected, f"keys differ: missing {sorted(expected - set(d))}, unknown {sorted(set(d) - expected)}")
-    n = d["num_players"]
+    n = _int(d["num_players"], "num_players")
     _need(n == opts.num_players, f"num_players is {n!r}, the game has {opts.num_players}")
     _need(d["chart"] in CHART_NAMES, f"chart {d['chart']!r} is not one of {CHART_NAMES}")
     _need(opts.value_chart in ("random", d["chart"]), f"chart {d['chart']!r} differs from option {opts.value_chart!r}")
@@ -59,17 +65,35 @@ def state_from_dict(d: dict, opts: Options) -> MegaGemState:
     phase = d["phase"]
     _need(phase in PHASES, f"phase {phase!r} is not one of {PHASES}")
     history = [_record(r, n) for r in _list(d["history"], "history")]
-    card = d["auction_card"]
-    _need(isinstance(card, int) and -1 <= card < NUM_AUCTION_KINDS, "auction_card must be -1..5")
+    card = _int(d["auction_card"], "auction_card")
+    _need(-1 <= card < NUM_AUCTION_KINDS, "auction_card must be -1..5")
     _need((card == -1) == (phase == OVER), "auction_card is -1 exactly when the game is over")
-    rnd = d["round"]
+    rnd = _int(d["round"], "round")
     _need(rnd == len(history) + (phase == BID), f"round {rnd!r} does not match {len(history)} finished auctions")
     if phase == REVEAL:
         _need(history and history[-1].card == card, "the revealing round's card must be the last auction")
+        _need(history[-1].revealed == -1, "the revealing round's auction already has a reveal")
+        _need(opts.reveal_after == "every_auction" or AUCTION_TYPE[card] == "treasure",
+              "no reveal follows a Loan or Invest auction when reveal_after='treasure_only'")
+    if opts.reveal_after == "treasure_only":
+        _need(all(r.revealed == -1 for r in history if AUCTION_TYPE[r.card] != "treasure"),
+              "a Loan or Invest auction has a reveal although reveal_after='treasure_only'")
+    if phase == BID:
+        _need(bool(row) and (len(row) == 2 or not deck), "gem_row must hold 2 gems while the deck has more")
+    elif phase == REVEAL:
+        _need(bool(row or deck), "a round that sold the last gem has no reveal")
+    else:
+        _need(not row and not deck, "the game is over only when every gem has been sold")
     used = [r.card for r in history] + ([card] if phase == BID else [])
     for k in range(NUM_AUCTION_KINDS):
         _need(auction.count(k) + used.count(k) == AUCTION_COPIES[k], f"auction card kind {k} is not accounted for")
     start = opts.start_coins
+    held = [start] * n  # replay the coins: nobody ever bid more than it could
+    for r in history:
+        kind, amount = AUCTION_TYPE[r.card], AUCTION_AMOUNT[r.card]
+        _need(all(b <= held[q] + (amount if kind == "loan" else 0) for q, b in enumerate(r.bids)),
+              "a history bid exceeds what its player could bid at the time")
+        held[r.winner] += (amount if kind == "loan" else 0) - r.bids[r.winner]
     for p in range(n):
         expect, exp_loans, exp_inv = start, [], []
         for r in history:
@@ -93,25 +117,43 @@ def state_from_dict(d: dict, opts: Options) -> MegaGemState:
                     bought[c] += 1
         _need(cols[p] == bought, f"player {p}'s collection does not match the gems it bought")
     revealed = [sum(1 for r in history if r.revealed == c) for c in range(NUM_COLOURS)]
+    if phase != OVER:
+        for p in range(n):
+            left = opts.hand_size - sum(1 for r in history if r.winner == p and r.revealed >= 0)
+            _need(sum(hands[p]) == left,
+                  f"player {p} holds {sum(hands[p])} gem cards in hand, its reveals leave {left}")
     if phase == OVER:
         _need(all(display[c] >= revealed[c] for c in range(NUM_COLOURS)), "display lacks revealed gems")
     else:
         _need(display == revealed, "display does not match the gems revealed after auctions")
     bids = d["bids"]
-    winner = d["winner"]
+    winner = _int(d["winner"], "winner")
     if phase == BID:
         _need(isinstance(bids, list) and len(bids) == n, "bids must list one entry per player while bidding")
-        _need(all(b is None or (isinstance(b, int) and b >= 0) for b in bids), "bids must be None or integers >= 0")
+        _need(all(b is None or (isinstance(b, int) and not isinstance(b, bool) and b >= 0) for b in bids),
+              "bids must be None or integers >= 0")
+        limit = [coins[p] + (AUCTION_AMOUNT[card] if AUCTION_TYPE[card] == "loan" else 0) for p in range(n)]
+        _need(all(b is None or b <= limit[p] for p, b in enumerate(bids)), "a bid exceeds its player's limit")
         _need(any(b is None for b in bids), "a bidding round with every bid in should have been resolved")
         _need(winner == -1, "winner must be -1 while bidding")
     elif phase == REVEAL:
         _need(bids == [], "bids must be empty outside bidding")
-        _need(isinstance(winner, int) and 0 <= winner < n and sum(hands[winner]) > 0, "the revealing winner needs cards in hand")
+        _need(0 <= winner < n and sum(hands[winner]) > 0, "the revealing winner needs cards in hand")
+        _need(winner == history[-1].winner, "the revealing winner must be the last auction's winner")
     else:
         _need(all(sum(h) == 0 for h in hands), "all hands are revealed at the end")
         _need(winner == -1, "winner must be -1 when over")
-    last_winner = d["last_winner"]
+    last_winner = _int(d["last_winner"], "last_winner")
     _need(last_winner == (history[-1].winner if history else -1), "last_winner must be the last auction's winner")
+    for i, m in enumerate(missions):  # claims are automatic after every auction (the winner's wait for its reveal)
+        o = owners[i]
+        if o >= 0:
+            _need(mission_met(m, cols[o], opts.two_pairs),
+                  f"mission {MISSIONS[m][0]!r} is claimed by player {o}, whose collection does not meet it")
+        else:
+            waiting = winner if phase == REVEAL else -1
+            _need(not any(mission_met(m, cols[p], opts.two_pairs) for p in range(n) if p != waiting),
+                  f"open mission {MISSIONS[m][0]!r} is met by a collection and should have been claimed")
     queue = d["tie_queue"]
     if opts.tie_break == "queue":
         _need(sorted(_ints(queue, "tie_queue")) == list(range(n)), "tie_queue must be a permutation of the seats")
@@ -134,16 +176,26 @@ def _list(x, name: str, length: int | None = None) -> list:
 
 def _record(r, n: int) -> AuctionRecord:
     _need(isinstance(r, dict) and set(r) == {"card", "bids", "winner", "gems", "revealed"}, "malformed history entry")
-    _need(isinstance(r["card"], int) and 0 <= r["card"] < NUM_AUCTION_KINDS, "history card id out of range")
+    _need(0 <= _int(r["card"], "history card") < NUM_AUCTION_KINDS, "history card id out of range")
     bids = _ints(r["bids"], "history bids", n)
-    _need(isinstance(r["winner"], int) and 0 <= r["winner"] < n, "history winner out of range")
+    _need(0 <= _int(r["winner"], "history winner") < n, "history winner out of range")
     _need(bids[r["winner"]] == max(bids), "a history winner must hold the top bid")
     gems = _ints(r["gems"], "history gems")
-    _need(isinstance(r["revealed"], int) and -1 <= r["revealed"] < NUM_COLOURS, "history reveal out of range")
+    _need(all(c < NUM_COLOURS for c in gems), "history gem colours must be < 5")
+    if AUCTION_TYPE[r["card"]] == "treasure":
+        _need(1 <= len(gems) <= AUCTION_AMOUNT[r["card"]], "a Treasure auction buys 1 gem, or 2 on a 2-gem card")
+    else:
+        _need(not gems, "a Loan or Invest auction buys no gems")
+    _need(-1 <= _int(r["revealed"], "history reveal") < NUM_COLOURS, "history reveal out of range")
     return AuctionRecord(card=r["card"], bids=bids, winner=r["winner"], gems=gems, revealed=r["revealed"])
 
 
+_BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+
+
 def _rng(state) -> np.random.Generator:
+    _need(isinstance(state, dict) and state.get("bit_generator") in _BIT_GENERATORS,
+          f"rng state must be a numpy bit generator state ({', '.join(_BIT_GENERATORS)})")
     try:
         bitgen = getattr(np.random, state["bit_generator"])()
         bitgen.state = state
