@@ -10,6 +10,10 @@ BASELINES: dict[str, dict[str, str]] = {
         "truthful": "gemenvs.agents.megagem:TruthfulAgent",
         "heuristic": "gemenvs.agents.megagem:HeuristicBidder",
     },
+    "gem": {
+        "random": "gemenvs.agents.random_agent:RandomAgent",
+        "greedy": "gemenvs.agents.gem:GemGreedyAgent",
+    },
 }
 
 

@@ -10,6 +10,7 @@ __version__ = "0.1.0"
 #: (id, module) of every environment of the suite
 ENVIRONMENTS = {
     "gemenvs/MegaGem-v0": "gemenvs.megagem_v0",
+    "gemenvs/GEM-v0": "gemenvs.gem_v0",
 }
 
 

@@ -70,3 +70,11 @@ def test_reward_and_illegal_options_are_validated():
         megagem_v0.env(illegal_action="ignore")
     with pytest.raises(ValueError, match="render_mode must be one of"):
         megagem_v0.env(render_mode="rgb_array")
+
+
+def test_rank_keys_break_score_ties_for_win_and_rank():
+    # equal scores, the second player wins the rulebook's tiebreak (e.g. GEM: more gems)
+    scores, keys = [10, 10, 4], [(10, 3), (10, 5), (4, 9)]
+    assert terminal_rewards("win", scores, 1.0, keys) == [-1.0, 1.0, -1.0]
+    assert terminal_rewards("rank", scores, 1.0, keys) == [0.0, 1.0, -1.0]
+    assert terminal_rewards("score", scores, 1.0, keys) == [10.0, 10.0, 4.0]

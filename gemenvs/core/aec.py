@@ -147,7 +147,7 @@ class GemAECEnv(AECEnv):
 
     def _end_game(self) -> None:
         res = self.game.results(self.game_state)
-        rew = terminal_rewards(self.settings.reward, res.scores, self.game.score_scale)
+        rew = terminal_rewards(self.settings.reward, res.scores, self.game.score_scale, res.rank_keys)
         for i, a in enumerate(self.possible_agents):
             self.rewards[a] = rew[i]
             self.terminations[a] = True

@@ -21,12 +21,17 @@ class IllegalActionError(ValueError):
 
 @dataclass
 class Results:
-    """Final outcome: per-player scores, a per-player breakdown of each score, and the winners."""
+    """Final outcome: per-player scores, a per-player breakdown of each score, and the winners.
+
+    ``rank_keys`` orders players for the "win" and "rank" rewards when the rulebook breaks
+    score ties (e.g. GEM: points, then gems); it defaults to the scores themselves.
+    """
 
     scores: list[float]
     breakdown: list[dict[str, float]]
     winners: list[int]
     extra: dict[str, Any] = field(default_factory=dict)
+    rank_keys: list | None = None
 
 
 def check_choice(name: str, value: Any, allowed) -> Any:

@@ -100,7 +100,7 @@ class GemParallelEnv(ParallelEnv):
             over = game.is_over(state)
             if over:
                 res = game.results(state)
-                rew = terminal_rewards(self.settings.reward, res.scores, game.score_scale)
+                rew = terminal_rewards(self.settings.reward, res.scores, game.score_scale, res.rank_keys)
                 rewards = {a: rew[i] for i, a in enumerate(self.possible_agents)}
                 infos = final_infos(game, state, self.possible_agents)
         obs = self._observations(over)

@@ -13,27 +13,30 @@ def check_reward_mode(mode: str) -> str:
     return mode
 
 
-def terminal_rewards(mode: str, scores: Sequence[float], scale: float) -> list[float]:
+def terminal_rewards(mode: str, scores: Sequence[float], scale: float, keys: Sequence | None = None) -> list[float]:
     """Per-player rewards at the end of a game.
 
-    ``win``: +1 for every player with the top score (ties share the win), -1 for the others.
+    ``keys`` (default: the scores) order the players for ``win`` and ``rank``, so a game whose
+    rulebook breaks score ties can pass (score, tiebreak) tuples.
+    ``win``: +1 for every player with the top key (ties share the win), -1 for the others.
     ``score``: own score / ``scale``.
     ``rank``: +1 for first, -1 for last, linear between; tied players share the mean of their ranks.
     ``margin``: (own score - best other score) / ``scale``.
     """
     n = len(scores)
-    best = max(scores)
+    ranked = list(scores) if keys is None else list(keys)
     if mode == "win":
-        return [1.0 if s == best else -1.0 for s in scores]
+        best = max(ranked)
+        return [1.0 if k == best else -1.0 for k in ranked]
     if mode == "score":
         return [float(s) / scale for s in scores]
     if mode == "rank":
         if n == 1:
             return [0.0]
         out = []
-        for s in scores:
-            above = sum(1 for t in scores if t > s)
-            tied = sum(1 for t in scores if t == s)
+        for s in ranked:
+            above = sum(1 for t in ranked if t > s)
+            tied = sum(1 for t in ranked if t == s)
             mean_rank = above + (tied - 1) / 2.0  # 0 = first
             out.append(1.0 - 2.0 * mean_rank / (n - 1))
         return out
