@@ -1,0 +1,526 @@
+"""MegaGem baselines: a truthful bidder and a shading, budgeting heuristic bidder.
+
+Both agents read only the acting seat's observation, decoded through the environment's
+:class:`~gemenvs.core.spec.ObservationSpec`, and the action mask; they never touch the engine.
+
+Action ids: ``0..max_bid`` bid that many coins (``max_bid = num_actions - 6``), then five reveal
+actions, one per colour (Blue, Green, Pink, Purple, Yellow).
+
+Shared model of a colour's final value: every gem card that starts in a hand ends in the
+Value Display, so the final Display count of colour ``c`` is ``display[c] + own_hand[c] + X``
+where ``X`` is the number of colour-``c`` cards in the other hands. The unseen cards of ``c``
+(6 minus Display, own hand, all Collections and the face-up row) are split between the other
+hands and the face-down deck, so ``X`` is hypergeometric: ``H`` draws (cards in other hands)
+from ``U`` unseen cards of which ``U_c`` have colour ``c``. The expected chart value over that
+distribution is the colour's expected final gem value.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from gemenvs.agents.base import BaseAgent, legal_actions
+from gemenvs.core.spec import ObservationSpec
+from gemenvs.megagem.data import (
+    AUCTION_AMOUNT, AUCTION_TYPE, GEMS_PER_COLOUR, MISSION_VALUE, MISSIONS, NUM_COLOURS, VALUE_CHARTS,
+)
+
+CHARTS = tuple(VALUE_CHARTS.values())  # in observation one-hot order A..E
+_LOAN, _INVEST, _TREASURE = "loan", "invest", "treasure"
+
+
+# --------------------------------------------------------------------------- decoding
+
+class View:
+    """One seat's observation in game units (seat-relative per-player lists; index 0 = self)."""
+
+    __slots__ = (
+        "n", "bidding", "chart", "round", "card", "deck_left", "row", "gem_deck", "display", "hand",
+        "hand_size", "coins", "collection", "col_total", "loans", "investment", "locked", "missions", "owner",
+        "open_missions", "last_bids", "last_winner", "tie_rank", "tie_random",
+    )
+
+
+class Decoder:
+    """Decodes MegaGem observations through the spec, in the same units as ``spec.decode``, quickly.
+
+    Every slot is multiplied back by its slice's scale and rounded to an integer (all MegaGem
+    quantities are integers in game units); one-hot blocks become indices.
+    """
+
+    def __init__(self, spec: ObservationSpec):
+        if spec is None:
+            raise ValueError("MegaGem agents need the observation spec (use Agent.for_env(env))")
+        self.spec = spec
+        self.size = spec.size
+        self.scale = np.concatenate([np.full(s.size, s.scale) for s in spec.slices])
+        self.sl = {s.name: (s.offset, s.stop) for s in spec.slices}
+        self.n = spec["hand_size"].size
+        self.num_missions = spec["mission"].shape[1]
+        self.num_mission_slots = spec["mission"].shape[0]
+
+    def __call__(self, obs: np.ndarray) -> View:
+        obs = np.asarray(obs)
+        if obs.shape != (self.size,):
+            raise ValueError(f"observation has shape {obs.shape}, spec expects ({self.size},)")
+        x = np.rint(obs * self.scale).astype(np.int64).tolist()
+        n, sl = self.n, self.sl
+        v = View()
+        v.n = n
+
+        def block(name):
+            a, b = sl[name]
+            return x[a:b]
+
+        v.bidding = block("phase")[0] == 1
+        v.chart = CHARTS[_onehot(block("value_chart"))]
+        v.round = block("round")[0]
+        v.card = _onehot(block("auction_card"))
+        v.deck_left = block("auction_deck_left")
+        row = block("gem_row")
+        v.row = [c for c in (_onehot(row[:NUM_COLOURS]), _onehot(row[NUM_COLOURS:])) if c >= 0]
+        v.gem_deck = block("gem_deck_left")[0]
+        v.display = block("display")
+        v.hand = block("own_hand")
+        v.hand_size = block("hand_size")
+        v.coins = block("coins")
+        col = block("collection")
+        v.collection = [col[NUM_COLOURS * p:NUM_COLOURS * (p + 1)] for p in range(n)]
+        v.col_total = [sum(col[c::NUM_COLOURS]) for c in range(NUM_COLOURS)]
+        v.loans = block("loans")
+        v.investment = block("investment")
+        v.locked = block("locked")
+        mis, own = block("mission"), block("mission_owner")
+        m = self.num_missions
+        missions, owner = [], []
+        for i in range(self.num_mission_slots):
+            k = _onehot(mis[m * i:m * (i + 1)])
+            if k >= 0:
+                missions.append(k)
+                owner.append(_onehot(own[(n + 1) * i:(n + 1) * (i + 1)]) - 1)  # -1 open, else claimer
+        v.missions, v.owner = missions, owner
+        v.open_missions = tuple(k for k, o in zip(missions, owner) if o < 0)
+        v.last_bids = block("last_bids")
+        v.last_winner = _onehot(block("last_winner"))
+        v.tie_rank = block("tie_rank")
+        v.tie_random = block("tie_random")[0] == 1
+        return v
+
+
+def _onehot(xs: list) -> int:
+    """Index of the 1 in a decoded one-hot block, -1 if the block is all zero."""
+    return xs.index(1) if 1 in xs else -1
+
+
+# --------------------------------------------------------------------------- gem values
+
+@lru_cache(maxsize=None)
+def hypergeom_pmf(total: int, good: int, draws: int) -> tuple[float, ...]:
+    """P(k good cards among ``draws`` drawn from ``total`` of which ``good`` are good), k = 0..draws."""
+    if total <= 0 or draws <= 0:
+        return (1.0,)
+    draws = min(draws, total)
+    good = max(0, min(good, total))
+    denom = math.comb(total, draws)
+    return tuple(math.comb(good, k) * math.comb(total - good, draws - k) / denom for k in range(draws + 1))
+
+
+@lru_cache(maxsize=None)
+def expected_value(chart: tuple, known: int, total: int, good: int, draws: int) -> float:
+    """Expected chart value of a colour with ``known`` certain Display cards plus a hypergeometric rest."""
+    top = len(chart) - 1
+    return sum(p * chart[min(known + k, top)] for k, p in enumerate(hypergeom_pmf(total, good, draws)))
+
+
+def unseen_counts(v: View, include_own_hand: bool) -> list[int]:
+    """Cards of each colour that the observer (or, without its hand, the public) cannot locate."""
+    out = []
+    for c in range(NUM_COLOURS):
+        seen = v.display[c] + v.col_total[c] + v.row.count(c)
+        if include_own_hand:
+            seen += v.hand[c]
+        out.append(max(0, GEMS_PER_COLOUR - seen))
+    return out
+
+
+def private_values(v: View) -> tuple[list[float], list[int]]:
+    """Expected final value of one gem of each colour given the observer's hand; and unseen counts."""
+    unseen = unseen_counts(v, True)
+    total = sum(unseen)
+    draws = sum(v.hand_size[1:])
+    return [expected_value(v.chart, v.display[c] + v.hand[c], total, unseen[c], draws)
+            for c in range(NUM_COLOURS)], unseen
+
+
+def public_values(v: View, display=None, unseen=None, draws=None) -> list[float]:
+    """Expected final value of each colour from public information only (all hands unknown)."""
+    display = v.display if display is None else display
+    unseen = unseen_counts(v, False) if unseen is None else unseen
+    total = sum(unseen)
+    draws = sum(v.hand_size) if draws is None else draws
+    return [expected_value(v.chart, display[c], total, unseen[c], draws) for c in range(NUM_COLOURS)]
+
+
+def lot_gems(v: View) -> list[int]:
+    """Colours of the gems the current auction card sells (empty for loans and investments)."""
+    if v.card < 0 or AUCTION_TYPE[v.card] != _TREASURE:
+        return []
+    return v.row[:AUCTION_AMOUNT[v.card]]
+
+
+# --------------------------------------------------------------------------- missions
+
+def _need(mission: int, counts) -> int:
+    """Fewest gems to add to Collection ``counts`` to meet ``mission`` ("two pairs" read as "any")."""
+    _, _, kind, arg = MISSIONS[mission]
+    if kind == "each":
+        return sum(1 for c in arg if counts[c] == 0)
+    if kind == "same":
+        return max(0, 2 - counts[arg[0]])
+    if kind == "same_any":
+        return max(0, arg[0] - max(counts))
+    if kind == "different":
+        return max(0, arg[0] - sum(1 for x in counts if x > 0))
+    # two pairs
+    pairs = sum(x // 2 for x in counts)
+    odd = sum(1 for x in counts if x % 2)
+    if pairs >= 2:
+        return 0
+    if pairs == 1:
+        return 1 if odd else 2
+    return 2 if odd >= 2 else (3 if odd == 1 else 4)
+
+
+def mission_gain(v: View, player: int, gems: list[int], progress: tuple[float, ...]) -> float:
+    """Mission coins ``player`` (seat-relative) expects to gain by adding ``gems`` to its Collection.
+
+    ``progress[d]`` is the credit for an open mission still ``d`` gems short (``progress[0] = 1``).
+    """
+    if not gems or not v.open_missions:
+        return 0.0
+    return _mission_gain(v.open_missions, tuple(v.collection[player]), tuple(gems), tuple(progress))
+
+
+@lru_cache(maxsize=1 << 16)
+def _mission_gain(missions: tuple, before: tuple, gems: tuple, progress: tuple) -> float:
+    after = list(before)
+    for c in gems:
+        after[c] += 1
+    top = len(progress) - 1
+    gain = 0.0
+    for m in missions:
+        d0, d1 = _need(m, before), _need(m, after)
+        if d1 < d0:
+            gain += MISSION_VALUE[m] * (progress[min(d1, top)] - progress[min(d0, top)])
+    return gain
+
+
+# --------------------------------------------------------------------------- agents
+
+class _MegaGemAgent(BaseAgent):
+    """Shared plumbing: the decoder and the bid/reveal split of the action space."""
+
+    def __init__(self, spec: ObservationSpec | None = None, num_actions: int | None = None, seed: int | None = None):
+        super().__init__(spec, num_actions, seed)
+        self.decode = Decoder(spec)
+        if num_actions is None:
+            raise ValueError("MegaGem agents need num_actions (use Agent.for_env(env))")
+        self.num_bids = int(num_actions) - NUM_COLOURS  # bids 0..max_bid
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        mask = np.asarray(action_mask)
+        legal = legal_actions(mask)
+        if legal[0] >= self.num_bids:  # revealing a gem from hand
+            v = self.decode(observation)
+            colours = [int(a) - self.num_bids for a in legal]
+            return self.num_bids + self.choose_reveal(v, colours)
+        limit = int(legal[legal < self.num_bids][-1])
+        v = self.decode(observation)
+        bid = int(self.choose_bid(v, limit))
+        return min(max(bid, 0), limit)
+
+    def choose_bid(self, v: View, limit: int) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def choose_reveal(self, v: View, colours: list[int]) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class TruthfulAgent(_MegaGemAgent):
+    """Bids its expected value of the lot, clipped to the legal range; reveals its least valuable colour.
+
+    Lot values: a Treasure card is worth the expected final values of its gems (given its own
+    hand) plus the missions it would complete at once; an Invest card is worth its amount (the bid
+    comes back at the end); a Loan is worth nothing net (it is repaid in full), so it bids 0.
+    """
+
+    name = "truthful"
+
+    def lot_value(self, v: View) -> float:
+        kind = AUCTION_TYPE[v.card]
+        if kind == _INVEST:
+            return float(AUCTION_AMOUNT[v.card])
+        if kind == _LOAN:
+            return 0.0
+        gems = lot_gems(v)
+        values, _ = private_values(v)
+        return sum(values[c] for c in gems) + mission_gain(v, 0, gems, (1.0, 0.0))
+
+    def choose_bid(self, v: View, limit: int) -> int:
+        return min(limit, int(round(self.lot_value(v))))
+
+    def choose_reveal(self, v: View, colours: list[int]) -> int:
+        values, _ = private_values(v)
+        return min(colours, key=lambda c: (values[c], c))
+
+
+class HeuristicBidder(_MegaGemAgent):
+    """Values lots from what it can see, models its opponents' bids, shades and budgets its own.
+
+    * Values: gems by their expected final value (hypergeometric over the unseen cards, see the
+      module docstring), plus missions they complete or bring closer, plus a share (``deny``)
+      of the missions the lot would complete for an opponent; an Invest card by its amount; a
+      Loan by the liquidity it adds, ``(lam - 1) * amount``.
+    * Budget: a coin in hand is worth ``lam >= 1`` final coins (its shadow price, from the gems
+      still to be sold against the money the opponents have left to bid with; see
+      :meth:`_shadow_price`), so a bid ``b`` costs ``lam * b`` on a Treasure or a Loan and
+      ``(lam - 1) * b`` on an Invest card (the bid comes back at the end). Early, while the
+      others are rich, it bids little; as their coins run out and few gems remain, ``lam``
+      falls towards 1 and it buys the rest cheaply.
+    * Opponents: each one's bid is predicted from its coins (its hard limit) and its public-
+      information value of the lot, scaled by the ratios (bid / value or bid / limit, whichever
+      fits its past bids in this game better) seen in earlier auctions.
+    * Bid: the ``b`` that maximises P(win | b) * (value - cost(b)) (first-price sealed bid against
+      ``n - 1`` predicted opponents, ties per the observed tie-break order).
+    * Reveal: the colour whose reveal gives away the least of its information edge on gems
+      still to be sold (the final Display does not depend on reveal order: every hand card
+      ends there), preferring colours it values least.
+    """
+
+    name = "heuristic"
+
+    #: credit for an open mission by gems still missing (0, 1, 2, 3, 4+)
+    progress = (1.0, 0.4, 0.15, 0.05, 0.0)
+    #: shadow price of coins (see :meth:`_shadow_price`)
+    psi = 0.4
+    share = 0.6
+    lam_max = 30.0
+    #: how much of an opponent's gain from the lot counts against us
+    deny = 0.25
+    #: prior bid/value ratios for opponents with no history
+    prior_ratios = (0.6, 0.9, 1.0, 1.1)
+    #: prior bid/limit fractions (loans, and the limit model)
+    prior_fracs = (0.0, 0.1, 0.3, 0.5)
+    history_len = 16
+    #: the tunable parameters above (keyword arguments of the constructor)
+    PARAMS = ("progress", "psi", "share", "lam_max", "deny", "prior_ratios", "prior_fracs", "history_len")
+
+    def __init__(self, spec: ObservationSpec | None = None, num_actions: int | None = None, seed: int | None = None,
+                 **params):
+        super().__init__(spec, num_actions, seed)
+        for k, val in params.items():
+            if k not in self.PARAMS:
+                raise TypeError(f"unknown HeuristicBidder parameter {k!r}")
+            setattr(self, k, val)
+        self.reset()
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        n = self.decode.n
+        # (round, category, [(value, limit, loan amount)] per seat, coins per seat) awaiting the bids
+        self._pending = None
+        self._ratios = [[] for _ in range(n)]   # bid / value on value-type lots
+        self._fracs = [[] for _ in range(n)]    # bid / limit on value-type lots
+        self._loan_fracs = [[] for _ in range(n)]
+        self._private_bids = False
+
+    # ---------------------------------------------------------------- opponent model
+
+    def _learn(self, v: View) -> None:
+        pend = self._pending
+        if pend is None or pend[0] != v.round - 1 or v.last_winner < 0:
+            return
+        self._pending = None
+        bids = v.last_bids
+        _, cat, preds, coins_before = pend
+        w = v.last_winner
+        if not any(bids):
+            # all zero: either everyone bid 0, or bids are private (public_bids=False); the winner's
+            # coins tell which (a 0 bid leaves them unchanged, or adds the loan)
+            expected = coins_before[w] + (preds[w][2] if cat == _LOAN else 0)
+            if v.coins[w] != expected:
+                self._private_bids = True
+                for hist in (self._ratios, self._fracs, self._loan_fracs):
+                    for h in hist:
+                        h.clear()
+        seats = range(1, v.n)
+        if self._private_bids:
+            # only the winner's price is public (through its coins): learn from that alone
+            if w == 0:
+                return
+            seats = (w,)
+            bids = [0] * v.n
+            bids[w] = coins_before[w] + (preds[w][2] if cat == _LOAN else 0) - v.coins[w]
+        for p in seats:
+            value, limit, _ = preds[p]
+            b = bids[p]
+            if limit <= 0:
+                continue
+            if cat == _LOAN:
+                _push(self._loan_fracs[p], b / limit, self.history_len)
+                continue
+            _push(self._fracs[p], b / limit, self.history_len)
+            if value >= 1.0 and not (b >= limit and value > limit):  # skip bids censored by the limit
+                _push(self._ratios[p], b / value, self.history_len)
+
+    def _opponent_samples(self, v: View, cat: str, values: list[float], limits: list[int]) -> list[np.ndarray]:
+        out = []
+        for p in range(1, v.n):
+            lim, val = limits[p], values[p]
+            if cat == _LOAN:
+                fr = self._loan_fracs[p] + list(self.prior_fracs)
+                s = [f * lim for f in fr]
+            else:
+                ratios, fracs = self._ratios[p], self._fracs[p]
+                if len(fracs) >= 4 and _cv(fracs) < _cv(ratios):
+                    s = [f * lim for f in fracs]
+                else:
+                    s = [r * val for r in ratios + list(self.prior_ratios)]
+            arr = np.minimum(np.rint(np.asarray(s, dtype=np.float64)), lim)
+            arr.sort()
+            out.append(arr)
+        return out
+
+    # ---------------------------------------------------------------- valuation
+
+    def _shadow_price(self, v: View, pub: list[float], unseen_pub: list[int], sold: int) -> float:
+        """What one coin in hand is worth now, in final-score coins (>= 1).
+
+        Coins buy the gems still to come. Their going price is estimated from the opponents'
+        money (coins plus a share of the loans still in the auction deck) spread over the gems
+        left: ``price = 1 + psi * money / gems``. A coin is worth ``gem value / price`` while our
+        coins buy no more than ``share`` of the remaining gems at that price, and tends to 1
+        (face value at the end) when we hold more than that.
+        """
+        future = v.gem_deck + len(v.row) - sold  # gems sold after this auction
+        if future <= 0:
+            return 1.0
+        total = sum(unseen_pub)
+        row_left = v.row[sold:]
+        # a face-down gem has the colour mix of the publicly unseen cards
+        deck_val = sum(pub[c] * unseen_pub[c] for c in range(NUM_COLOURS)) / max(total, 1)
+        per_gem = (sum(pub[c] for c in row_left) + max(0, future - len(row_left)) * deck_val) / future
+        loans_left = sum(AUCTION_AMOUNT[k] * v.deck_left[k] for k in range(len(v.deck_left))
+                         if AUCTION_TYPE[k] == _LOAN)
+        opp_money = sum(v.coins[1:]) + loans_left * (v.n - 1) / v.n
+        price = 1.0 + self.psi * opp_money / future
+        lam = max(1.0, per_gem / price)
+        affordable = max(v.coins[0], 1) / price
+        wanted = future * self.share
+        if affordable > wanted:
+            lam = 1.0 + (lam - 1.0) * wanted / affordable
+        return min(self.lam_max, lam)
+
+    def choose_bid(self, v: View, limit: int) -> int:
+        self._learn(v)
+        n = v.n
+        kind, amount = AUCTION_TYPE[v.card], AUCTION_AMOUNT[v.card]
+        gems = lot_gems(v)
+        mine, _ = private_values(v)
+        unseen_pub = unseen_counts(v, False)
+        pub = public_values(v, unseen=unseen_pub)
+        lam = self._shadow_price(v, pub, unseen_pub, len(gems))
+
+        # opponents' values (public information) and limits
+        opp_values = [0.0] * n
+        limits = [0] * n
+        extra = amount if kind == _LOAN else 0
+        for p in range(1, n):
+            limits[p] = v.coins[p] + extra
+            if kind == _TREASURE:
+                opp_values[p] = sum(pub[c] for c in gems) + mission_gain(v, p, gems, (1.0, 0.0))
+            elif kind == _INVEST:
+                opp_values[p] = float(amount)
+        cat = _LOAN if kind == _LOAN else "value"
+        self._pending = (v.round, cat, [(opp_values[p], limits[p], extra) for p in range(n)], list(v.coins))
+
+        if kind == _TREASURE:
+            value = sum(mine[c] for c in gems) + mission_gain(v, 0, gems, self.progress)
+            cost_rate = lam
+        elif kind == _INVEST:
+            value = float(amount)
+            cost_rate = lam - 1.0
+        else:
+            value = (lam - 1.0) * amount
+            cost_rate = lam
+        if kind == _TREASURE and self.deny:
+            value += self.deny * max(mission_gain(v, p, gems, (1.0, 0.0)) for p in range(1, n))
+        if value <= 0:
+            return 0
+        top = limit if cost_rate <= 1e-9 else min(limit, int(value / cost_rate) + 1)
+        if top <= 0:
+            return 0
+        samples = self._opponent_samples(v, cat, opp_values, limits)
+        bids = np.arange(top + 1, dtype=np.float64)
+        win = np.ones(top + 1)
+        for p, s in zip(range(1, n), samples):
+            lt = np.searchsorted(s, bids, "left")
+            if v.tie_random:
+                q = (lt + 0.5 * (np.searchsorted(s, bids, "right") - lt)) / s.size
+            elif v.tie_rank[0] < v.tie_rank[p]:
+                q = np.searchsorted(s, bids, "right") / s.size
+            else:
+                q = lt / s.size
+            win *= q
+        eu = win * (value - cost_rate * bids)
+        return int(np.argmax(eu))
+
+    # ---------------------------------------------------------------- reveal
+
+    def choose_reveal(self, v: View, colours: list[int]) -> int:
+        self._learn(v)
+        if len(colours) == 1:
+            return colours[0]
+        mine, unseen = private_values(v)
+        unseen_pub = unseen_counts(v, False)
+        pub = public_values(v, unseen=unseen_pub)
+        total = sum(unseen)
+        deck_frac = v.gem_deck / total if total else 0.0
+        hands = sum(v.hand_size)
+        best, best_key = colours[0], None
+        for c in colours:
+            disp = list(v.display)
+            disp[c] += 1
+            un = list(unseen_pub)
+            un[c] -= 1
+            after = public_values(v, display=disp, unseen=un, draws=hands - 1)
+            loss = 0.0
+            for k in range(NUM_COLOURS):
+                supply = v.row.count(k) + unseen[k] * deck_frac
+                loss += supply * (abs(mine[k] - pub[k]) - abs(mine[k] - after[k]))
+            key = (round(loss, 6), mine[c], c)
+            if best_key is None or key < best_key:
+                best, best_key = c, key
+        return best
+
+
+def _push(xs: list, x: float, cap: int) -> None:
+    xs.append(x)
+    if len(xs) > cap:
+        del xs[0]
+
+
+def _cv(xs: list) -> float:
+    """Coefficient of variation (inf when undefined)."""
+    if len(xs) < 2:
+        return math.inf
+    m = sum(xs) / len(xs)
+    if m <= 1e-9:
+        return math.inf
+    var = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
+    return math.sqrt(var) / m
+
+
+__all__ = ["Decoder", "HeuristicBidder", "TruthfulAgent", "View", "hypergeom_pmf", "private_values", "public_values"]
