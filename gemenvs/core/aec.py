@@ -64,7 +64,7 @@ def final_infos(game: Game, state, agents: list[str]) -> dict[str, dict[str, Any
 class GemAECEnv(AECEnv):
     """AEC environment over a pure game engine; subclasses set ``game_class`` and ``metadata``."""
 
-    metadata = {"render_modes": list(RENDER_MODES), "name": "gem_base", "is_parallelizable": True}
+    metadata = {"render_modes": list(RENDER_MODES), "name": "gem_base", "is_parallelizable": False}
     game_class: type[Game]
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", reward: str = "win",
@@ -125,15 +125,15 @@ class GemAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         player = self.agent_name_mapping[agent]
+        reason = self.game.why_illegal(self.game_state, player, action)
+        message = None if reason is None else (
+            f"illegal action {action!r} ({self.game.safe_action_name(action)}) by {agent}: {reason}")
+        if message is not None and self.settings.illegal_action == "raise":
+            raise IllegalActionError(message)
         self._cumulative_rewards[agent] = 0.0
         for a in self.rewards:
             self.rewards[a] = 0.0
-        reason = self.game.why_illegal(self.game_state, player, action)
-        if reason is not None:
-            message = (f"illegal action {action!r} ({self.game.safe_action_name(action)}) "
-                       f"by {agent}: {reason}")
-            if self.settings.illegal_action == "raise":
-                raise IllegalActionError(message)
+        if message is not None:
             self._end_illegal(agent, message)
         else:
             self.game.apply_legal(self.game_state, player, int(action))
@@ -168,7 +168,7 @@ class GemAECEnv(AECEnv):
             text = "(no game: call reset() first)"
         else:
             viewer = None
-            if not self.game.is_over(self.game_state):
+            if not self.game.is_over(self.game_state) and not self.terminations.get(self.agent_selection, True):
                 viewer = self.agent_name_mapping[self.agent_selection]
             text = self.game.render(self.game_state, viewer)
         if self.render_mode == "ansi":

@@ -13,7 +13,7 @@ from gemenvs.gem.game import Gem
 class raw_env(GemAECEnv):  # noqa: N801 - PettingZoo naming convention
     """GEM as an AEC environment: one seat decides at a time."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "gem_v0", "is_parallelizable": True}
+    metadata = {"render_modes": ["ansi", "human"], "name": "gem_v0", "is_parallelizable": False}
     game_class = Gem
 
 

@@ -9,7 +9,7 @@ from gemenvs.megagem.game import MegaGem
 class raw_env(GemAECEnv):  # noqa: N801 - PettingZoo naming convention
     """MegaGem as an AEC environment; bidders act one after another, never seeing earlier sealed bids."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "megagem_v0", "is_parallelizable": True}
+    metadata = {"render_modes": ["ansi", "human"], "name": "megagem_v0", "is_parallelizable": False}
     game_class = MegaGem
 
 

@@ -92,7 +92,7 @@ class MegaGem(Game):
         return self.encoder.observe(state, player)
 
     def render(self, state: MegaGemState, viewer: int | None = None) -> str:
-        return render_text(state, viewer)
+        return render_text(state, viewer, self.opts.public_bids)
 
     def action_name(self, action: int) -> str:
         if action < self.reveal_offset:

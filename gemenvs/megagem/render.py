@@ -5,7 +5,7 @@ from gemenvs.megagem.data import AUCTION_KINDS, COLOURS, MISSIONS
 from gemenvs.megagem.rules import BID, OVER, REVEAL, MegaGemState, gem_value, score_breakdown
 
 
-def render_text(s: MegaGemState, viewer: int | None = None) -> str:
+def render_text(s: MegaGemState, viewer: int | None = None, public_bids: bool = True) -> str:
     """Render the public state as tables, and ``viewer``'s hand when a viewer is given."""
     n = s.num_players
     lines = []
@@ -34,7 +34,8 @@ def render_text(s: MegaGemState, viewer: int | None = None) -> str:
         lines.append(f"mission: {MISSIONS[m][0]} ({MISSIONS[m][1]}) - {who}")
     if s.history:
         last = s.history[-1]
-        lines.append(f"last auction: {AUCTION_KINDS[last.card][0]} won by player_{last.winner}, bids {last.bids}")
+        bids = f", bids {last.bids}" if public_bids else ""
+        lines.append(f"last auction: {AUCTION_KINDS[last.card][0]} won by player_{last.winner}{bids}")
     if viewer is not None and s.phase != OVER:
         hand = ", ".join(f"{COLOURS[c]} x{k}" for c, k in enumerate(s.hands[viewer]) if k) or "empty"
         lines.append(f"player_{viewer}'s hand: {hand}")

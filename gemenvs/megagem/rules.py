@@ -38,12 +38,12 @@ class Options:
     public_bids: bool = True
 
     def __post_init__(self):
-        check_int("num_players", self.num_players, 3, 5)
+        object.__setattr__(self, "num_players", check_int("num_players", self.num_players, 3, 5))
         check_choice("value_chart", self.value_chart, CHART_OPTIONS)
         check_choice("tie_break", self.tie_break, TIE_BREAKS)
         check_choice("reveal_after", self.reveal_after, REVEAL_AFTER)
         check_choice("two_pairs", self.two_pairs, TWO_PAIRS)
-        check_bool("public_bids", self.public_bids)
+        object.__setattr__(self, "public_bids", check_bool("public_bids", self.public_bids))
 
     @property
     def start_coins(self) -> int:
