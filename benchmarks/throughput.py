@@ -18,8 +18,10 @@ import argparse
 import cProfile
 import gc
 import io
+import json
 import os
 import pstats
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -96,26 +98,34 @@ def play_parallel_game(env: ParallelEnv, obs: dict, rng: np.random.Generator) ->
     return decisions
 
 
-def play_games(env: AECEnv | ParallelEnv, seed: int, seconds: float, max_games: int | None = None) -> tuple[int, int, float]:
-    """Play whole games until ``seconds`` have passed; return (decisions, games, elapsed seconds).
+class Player:
+    """Random masked play of one env: whole games, seeded once, resumable in time slices."""
 
-    The env is seeded once, on its first reset; the action RNG is seeded with the same ``seed``.
-    """
-    rng = np.random.default_rng(seed)
-    parallel = isinstance(env, ParallelEnv)
-    decisions = games = 0
-    start = time.perf_counter()
-    elapsed = 0.0
-    while elapsed < seconds and (max_games is None or games < max_games):
-        if parallel:
-            obs, _infos = env.reset(seed=seed if games == 0 else None)
-            decisions += play_parallel_game(env, obs, rng)
-        else:
-            env.reset(seed=seed if games == 0 else None)
-            decisions += play_aec_game(env, rng)
-        games += 1
-        elapsed = time.perf_counter() - start
-    return decisions, games, elapsed
+    def __init__(self, env: AECEnv | ParallelEnv, seed: int):
+        self.env, self.seed = env, seed
+        self.rng = np.random.default_rng(seed)  # the action RNG: same seed for every env
+        self.parallel = isinstance(env, ParallelEnv)
+        self.decisions = self.games = 0
+        self.elapsed = 0.0
+
+    def play_game(self) -> int:
+        """Reset (with the seed on the first game only) and play one game; return its decisions."""
+        seed = self.seed if self.games == 0 else None
+        if self.parallel:
+            obs, _infos = self.env.reset(seed=seed)
+            return play_parallel_game(self.env, obs, self.rng)
+        self.env.reset(seed=seed)
+        return play_aec_game(self.env, self.rng)
+
+    def play_for(self, seconds: float) -> None:
+        """Play whole games until ``seconds`` have passed (at least one game)."""
+        start = time.perf_counter()
+        spent = 0.0
+        while spent < seconds or spent == 0.0:
+            self.decisions += self.play_game()
+            self.games += 1
+            spent = time.perf_counter() - start
+        self.elapsed += spent
 
 
 def _rss_bytes() -> int | None:
@@ -127,35 +137,41 @@ def _rss_bytes() -> int | None:
         return None
 
 
-def memory_per_instance(make: Callable[[], AECEnv | ParallelEnv], seed: int, count: int) -> tuple[float, float | None]:
-    """Bytes per live instance (created and reset): (tracemalloc delta, RSS delta) over ``count``."""
+def memory_per_instance(make: Callable[[], AECEnv | ParallelEnv], seed: int, count: int) -> dict:
+    """Bytes per live instance, created and reset: RSS delta and tracemalloc delta over ``count``.
+
+    Meant to run in a fresh interpreter (see :func:`measure_memory`), where no memory freed by
+    earlier work can hide the growth of the resident set.
+    """
     warm = make()  # first-use costs (imports, caches) are not per instance
     warm.reset(seed=seed)
-    gc.collect()
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    envs = []
-    for i in range(count):
-        e = make()
-        e.reset(seed=seed + i)
-        envs.append(e)
-    gc.collect()
-    traced = (tracemalloc.get_traced_memory()[0] - before) / count
-    tracemalloc.stop()
-    del envs
     gc.collect()
     rss0 = _rss_bytes()
     envs = []
     for i in range(count):
-        e = make()
-        e.reset(seed=seed + i)
-        envs.append(e)
+        envs.append(make())
+        envs[-1].reset(seed=seed + i)
     gc.collect()
     rss1 = _rss_bytes()
-    del envs, warm
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    more = []
+    for i in range(count):
+        more.append(make())
+        more[-1].reset(seed=seed + i)
     gc.collect()
+    traced = (tracemalloc.get_traced_memory()[0] - before) / count
+    tracemalloc.stop()
     rss = None if rss0 is None or rss1 is None else (rss1 - rss0) / count
-    return traced, rss
+    return {"traced": traced, "rss": rss}
+
+
+def measure_memory(label: str, args: argparse.Namespace) -> dict:
+    """:func:`memory_per_instance` of entry ``label``, run in a fresh Python process."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--memory-of", label, "--players", str(args.players),
+           "--seed", str(args.seed), "--instances", str(args.instances)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def _kib(x: float | None) -> str:
@@ -163,23 +179,32 @@ def _kib(x: float | None) -> str:
 
 
 def run(args: argparse.Namespace) -> list[dict]:
-    """Measure every entry; return one row per entry."""
+    """Measure every entry; return one row per entry.
+
+    The playing time is cut into ``--rounds`` slices taken in turn by every entry, so that a
+    change in the machine's load during the run weighs on all of them alike.
+    """
+    makers = [(label, (lambda construct=construct: construct(args.players))) for label, construct in ENTRIES]
+    players = []
+    for _label, make in makers:
+        warm = Player(make(), args.seed)
+        for _ in range(2):  # imports and first-use caches
+            warm.play_game()
+        warm.env.close()
+        players.append(Player(make(), args.seed))
+    for _ in range(args.rounds):
+        for player in players:
+            player.play_for(args.seconds / args.rounds)
     rows = []
-    for label, construct in ENTRIES:
-        def make(construct=construct):
-            return construct(args.players)
-        env = make()
-        n_agents = len(env.possible_agents)
-        play_games(env, args.seed, 0.0, max_games=2)  # warm-up: imports, caches
-        decisions, games, elapsed = play_games(env, args.seed, args.seconds)
-        env.close()
-        traced, rss = memory_per_instance(make, args.seed, args.instances)
+    for (label, make), player in zip(makers, players):
+        player.env.close()
+        memory = measure_memory(label, args)
         rows.append({
-            "label": label, "api": "parallel" if isinstance(env, ParallelEnv) else "aec", "agents": n_agents,
-            "decisions": decisions, "games": games, "seconds": elapsed, "rate": decisions / elapsed,
-            "per_game": decisions / games, "traced": traced, "rss": rss,
+            "label": label, "api": "parallel" if player.parallel else "aec",
+            "agents": len(player.env.possible_agents), "decisions": player.decisions, "games": player.games,
+            "seconds": player.elapsed, "rate": player.decisions / player.elapsed,
+            "per_game": player.decisions / player.games, **memory,
         })
-        print(f"  measured {label}: {decisions / elapsed:,.0f} decisions/s", file=sys.stderr, flush=True)
     return rows
 
 
@@ -196,8 +221,12 @@ def print_table(rows: list[dict], args: argparse.Namespace) -> None:
             f"{r['per_game']:.1f}", str(r["games"]), _kib(r["traced"]), _kib(r["rss"]),
         ))
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
-    line = lambda row: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))  # noqa: E731
-    print(f"Random masked play, seed {args.seed}, ~{args.seconds:g} s per environment, MegaGem players {args.players}, "
+
+    def line(row) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+
+    print(f"Random masked play, seed {args.seed}, ~{args.seconds:g} s per environment in {args.rounds} turns, "
+          f"MegaGem players {args.players}, "
           f"Python {sys.version.split()[0]}, numpy {np.__version__}")
     print(line(table[0]))
     print("  ".join("-" * w for w in widths))
@@ -210,13 +239,13 @@ def profile(label: str, args: argparse.Namespace) -> None:
     construct = dict(ENTRIES).get(label)
     if construct is None:
         raise SystemExit(f"--profile must be one of {', '.join(repr(lbl) for lbl, _ in ENTRIES)}; got {label!r}")
-    env = construct(args.players)
-    play_games(env, args.seed, 0.0, max_games=2)
+    player = Player(construct(args.players), args.seed)
+    player.play_game()
     prof = cProfile.Profile()
     prof.enable()
-    decisions, games, elapsed = play_games(env, args.seed, args.seconds)
+    player.play_for(args.seconds)
     prof.disable()
-    print(f"{label}: {decisions} decisions in {games} games, {elapsed:.2f} s under cProfile")
+    print(f"{label}: {player.decisions} decisions in {player.games} games, {player.elapsed:.2f} s under cProfile")
     out = io.StringIO()
     stats = pstats.Stats(prof, stream=out)
     stats.sort_stats("tottime").print_stats(25)
@@ -229,11 +258,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="playing time per environment (default 5)")
     parser.add_argument("--players", type=int, default=4, help="players of the gemenvs games (default 4)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every env's first reset and of the action RNG")
-    parser.add_argument("--instances", type=int, default=100, help="live instances for the memory figures (default 100)")
+    parser.add_argument("--rounds", type=int, default=5, help="time slices taken in turn by the envs (default 5)")
+    parser.add_argument("--instances", type=int, default=100, 
+                        help="live instances for the memory figures (default 100)")
     parser.add_argument("--profile", metavar="LABEL", help="cProfile this entry instead of printing the table")
+    parser.add_argument("--memory-of", metavar="LABEL", help=argparse.SUPPRESS)  # the memory subprocess
     args = parser.parse_args(argv)
-    if args.seconds <= 0 or args.instances <= 0:
-        parser.error("--seconds and --instances must be positive")
+    if args.seconds <= 0 or args.instances <= 0 or args.rounds <= 0:
+        parser.error("--seconds, --rounds and --instances must be positive")
+    if args.memory_of:
+        construct = dict(ENTRIES)[args.memory_of]
+        print(json.dumps(memory_per_instance(lambda: construct(args.players), args.seed, args.instances)))
+        return
     if args.profile:
         profile(args.profile, args)
         return

@@ -6,7 +6,6 @@ rewards and puts the final score breakdown in ``infos``.
 """
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -83,11 +82,9 @@ class GemAECEnv(AECEnv):
         self._seeder = np.random.default_rng()
         self.game_state = None
 
-    @functools.lru_cache(maxsize=None)
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 
-    @functools.lru_cache(maxsize=None)
     def action_space(self, agent):
         return self.action_spaces[agent]
 

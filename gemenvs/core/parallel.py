@@ -6,7 +6,6 @@ that are not to act are ignored, as their action masks are all zero.
 """
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 from gymnasium import spaces
@@ -39,11 +38,9 @@ class GemParallelEnv(ParallelEnv):
         self.game_state = None
         self.agents = []
 
-    @functools.lru_cache(maxsize=None)
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 
-    @functools.lru_cache(maxsize=None)
     def action_space(self, agent):
         return self.action_spaces[agent]
 

@@ -11,7 +11,7 @@ import numpy as np
 from gemenvs.core.spec import ObservationSpec
 from gemenvs.megagem.data import (
     AUCTION_COPIES, CHART_NAMES, COLOURS, GEMS_PER_COLOUR, MISSIONS_IN_PLAY, NUM_AUCTION_CARDS,
-    NUM_AUCTION_KINDS, NUM_COLOURS, NUM_MISSIONS, TOTAL_INVEST, TOTAL_LOANS, VALUE_CHARTS,
+    NUM_AUCTION_KINDS, NUM_COLOURS, NUM_GEMS, NUM_MISSIONS, TOTAL_INVEST, TOTAL_LOANS, VALUE_CHARTS,
 )
 from gemenvs.megagem.rules import BID, REVEAL, MegaGemState, Options, bid_limit, gem_value, tie_order
 
@@ -55,9 +55,24 @@ class Encoder:
         self.opts = opts
         self.n = opts.num_players
         self.spec = build_spec(opts)
+        self.size = self.spec.size
         self.num_bids = opts.max_bid + 1
         self.num_actions = self.num_bids + NUM_COLOURS
         self._o = {s.name: s.offset for s in self.spec.slices}
+        n = self.n
+        #: seat-relative order of the players for each observer
+        self._rel = [[(p + k) % n for k in range(n)] for p in range(n)]
+        # Lookup tables of the exact values the slot formulas give (the observation is a hot path):
+        # a Collection gem's value / 20 for each chart and Display count, and count / 6 computed in
+        # float32 for the Display and own-hand slots.
+        self._gem_value = {ch: [gem_value(ch, k) / 20.0 for k in range(NUM_GEMS + 1)] for ch in CHART_NAMES}
+        sixths = np.arange(NUM_GEMS + 1, dtype=np.float32)
+        sixths /= GEMS_PER_COLOUR
+        self._sixths32 = sixths.tolist()
+        self._chart_index = {ch: i for i, ch in enumerate(CHART_NAMES)}
+        # observe() fills everything before the missions as one block and everything after them as another
+        assert self.spec.names[-6:] == ["mission", "mission_owner", "last_bids", "last_winner", "tie_rank",
+                                        "tie_random"]
 
     def mask(self, s: MegaGemState, player: int) -> np.ndarray:
         """Int8 legal-action mask: bids 0..limit while bidding, colours in hand while revealing."""
@@ -73,53 +88,70 @@ class Encoder:
 
     def observe(self, s: MegaGemState, player: int) -> np.ndarray:
         """The float32 observation of ``player`` (layout: :func:`build_spec`)."""
+        # A hot path: the dense blocks are filled as Python floats and converted once each
+        # (the head up to the missions, the tail from last_bids); the sparse missions directly.
         n, o = self.n, self._o
-        v = np.zeros(self.spec.size, dtype=np.float32)
-        rel = [(player + k) % n for k in range(n)]
+        rel = self._rel[player]
+        v = [0.0] * o["mission"]
         if s.phase == BID:
             v[o["phase"]] = 1.0
         elif s.phase == REVEAL:
             v[o["phase"] + 1] = 1.0
-        v[o["value_chart"] + CHART_NAMES.index(s.chart)] = 1.0
-        d = s.display
-        v[o["gem_value"]:o["gem_value"] + 5] = [gem_value(s.chart, d[c]) / 20.0 for c in range(5)]
+        v[o["value_chart"] + self._chart_index[s.chart]] = 1.0
+        d, values, sixths = s.display, self._gem_value[s.chart], self._sixths32
+        at = o["gem_value"]
+        v[at:at + 5] = [values[k] for k in d]
         v[o["round"]] = s.round / NUM_AUCTION_CARDS
         if s.auction_card >= 0:
             v[o["auction_card"] + s.auction_card] = 1.0
         deck = s.auction_deck
-        v[o["auction_deck_left"]:o["auction_deck_left"] + 6] = [deck.count(k) / 12.0 for k in range(6)]
+        at = o["auction_deck_left"]
+        v[at:at + 6] = [deck.count(k) / 12.0 for k in range(6)]
+        at = o["gem_row"]
         for i, c in enumerate(s.gem_row):
-            v[o["gem_row"] + 5 * i + c] = 1.0
+            v[at + 5 * i + c] = 1.0
         v[o["gem_deck_left"]] = len(s.gem_deck) / 30.0
-        v[o["display"]:o["display"] + 5] = d
-        v[o["display"]:o["display"] + 5] /= GEMS_PER_COLOUR
-        v[o["own_hand"]:o["own_hand"] + 5] = s.hands[player]
-        v[o["own_hand"]:o["own_hand"] + 5] /= GEMS_PER_COLOUR
+        at = o["display"]
+        v[at:at + 5] = [sixths[k] for k in d]
+        at = o["own_hand"]
+        v[at:at + 5] = [sixths[k] for k in s.hands[player]]
         if s.phase == BID:
             v[o["bid_limit"]] = bid_limit(s, player) / COIN_SCALE
-        hands, coins, cols = s.hands, s.coins, s.collections
-        v[o["hand_size"]:o["hand_size"] + n] = [sum(hands[p]) / GEMS_PER_COLOUR for p in rel]
-        v[o["coins"]:o["coins"] + n] = [coins[p] / COIN_SCALE for p in rel]
-        v[o["collection"]:o["collection"] + 5 * n] = [cols[p][c] / GEMS_PER_COLOUR for p in rel for c in range(5)]
-        v[o["loans"]:o["loans"] + n] = [sum(s.loans[p]) / TOTAL_LOANS for p in rel]
-        inv = s.investments
-        v[o["investment"]:o["investment"] + n] = [sum(a for a, _ in inv[p]) / TOTAL_INVEST for p in rel]
-        v[o["locked"]:o["locked"] + n] = [sum(b for _, b in inv[p]) / COIN_SCALE for p in rel]
+        hands, coins, cols, loans, inv = s.hands, s.coins, s.collections, s.loans, s.investments
+        at = o["hand_size"]
+        v[at:at + n] = [sum(hands[p]) / GEMS_PER_COLOUR for p in rel]
+        at = o["coins"]
+        v[at:at + n] = [coins[p] / COIN_SCALE for p in rel]
+        at = o["collection"]
+        v[at:at + 5 * n] = [x / GEMS_PER_COLOUR for p in rel for x in cols[p]]
+        at_loans, at_inv, at_locked = o["loans"], o["investment"], o["locked"]
+        for k, p in enumerate(rel):  # most players hold no loan or investment card: those slots stay 0
+            if loans[p]:
+                v[at_loans + k] = sum(loans[p]) / TOTAL_LOANS
+            if inv[p]:
+                v[at_inv + k] = sum(a for a, _ in inv[p]) / TOTAL_INVEST
+                v[at_locked + k] = sum(b for _, b in inv[p]) / COIN_SCALE
+        out = np.zeros(self.size, dtype=np.float32)
+        out[:len(v)] = v
         base, own = o["mission"], o["mission_owner"]
         for i, m in enumerate(s.missions):
-            v[base + NUM_MISSIONS * i + m] = 1.0
+            out[base + NUM_MISSIONS * i + m] = 1.0
             owner = s.mission_owner[i]
-            v[own + (n + 1) * i + (0 if owner < 0 else 1 + (owner - player) % n)] = 1.0
+            out[own + (n + 1) * i + (0 if owner < 0 else 1 + (owner - player) % n)] = 1.0
+        tail = o["last_bids"]
+        v = [0.0] * (self.size - tail)
         if s.history:
             last = s.history[-1]
             if self.opts.public_bids:
-                v[o["last_bids"]:o["last_bids"] + n] = [last.bids[p] / COIN_SCALE for p in rel]
-            v[o["last_winner"] + (last.winner - player) % n] = 1.0
+                v[:n] = [last.bids[p] / COIN_SCALE for p in rel]
+            v[o["last_winner"] - tail + (last.winner - player) % n] = 1.0
         order = tie_order(s, self.opts)
         if order is None:
-            v[o["tie_random"]] = 1.0
+            v[o["tie_random"] - tail] = 1.0
         else:
             scale = max(n - 1, 1)
+            at = o["tie_rank"] - tail
             for place, p in enumerate(order):
-                v[o["tie_rank"] + (p - player) % n] = place / scale
-        return v
+                v[at + (p - player) % n] = place / scale
+        out[tail:] = v
+        return out
