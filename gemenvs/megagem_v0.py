@@ -9,7 +9,7 @@
 | Action shape | (1,) |
 | Action values | Discrete(max_bid + 6): 91 for 4 players, 101 for 3, 86 for 5 |
 | Observation shape | dict: `observation` float32 vector, `action_mask` int8 vector |
-| Observation size | 223 (3 players), 240 (4 players), 257 (5 players) |
+| Observation size | 227 (3 players), 244 (4 players), 261 (5 players) |
 
 Sealed-bid auctions for gems whose final values depend on the gem cards hidden in the
 players' hands. See `docs/megagem.md` for the rules as implemented, and the full tables of

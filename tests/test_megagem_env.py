@@ -17,7 +17,7 @@ from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE, COLOURS, SETUP
 
 PLAYERS = (3, 4, 5)
 #: players -> (Discrete actions, observation length): max_bid = start coins + 60 loan coins
-SIZES = {3: (101, 223), 4: (91, 240), 5: (86, 257)}
+SIZES = {3: (101, 227), 4: (91, 244), 5: (86, 261)}
 REWARD_MODES = ("win", "score", "rank", "margin")
 
 

@@ -24,6 +24,8 @@ def build_spec(opts: Options) -> ObservationSpec:
     sp = ObservationSpec()
     sp.add("phase", 2, "one-hot: [bidding, revealing a gem from hand]")
     sp.add("value_chart", 5, "one-hot value chart in play: A, B, C, D, E")
+    sp.add("rule_options", 4, "rule options in force (public): [two_pairs='distinct', reveal_after='treasure_only', "
+           "public_bids, tie_break='queue']")
     sp.add("gem_value", NUM_COLOURS, "coins one Collection gem of each colour is worth at the current Display count", 20)
     sp.add("round", 1, "auctions started so far (this one included)", NUM_AUCTION_CARDS)
     sp.add("auction_card", NUM_AUCTION_KINDS, "one-hot card being auctioned: T1, T2, Loan10, Loan20, Invest5, Invest10")
@@ -70,6 +72,8 @@ class Encoder:
         sixths /= GEMS_PER_COLOUR
         self._sixths32 = sixths.tolist()
         self._chart_index = {ch: i for i, ch in enumerate(CHART_NAMES)}
+        self._rule_options = [float(opts.two_pairs == "distinct"), float(opts.reveal_after == "treasure_only"),
+                              float(opts.public_bids), float(opts.tie_break == "queue")]
         # observe() fills everything before the missions as one block and everything after them as another
         assert self.spec.names[-6:] == ["mission", "mission_owner", "last_bids", "last_winner", "tie_rank",
                                         "tie_random"]
@@ -98,6 +102,8 @@ class Encoder:
         elif s.phase == REVEAL:
             v[o["phase"] + 1] = 1.0
         v[o["value_chart"] + self._chart_index[s.chart]] = 1.0
+        at = o["rule_options"]
+        v[at:at + 4] = self._rule_options
         d, values, sixths = s.display, self._gem_value[s.chart], self._sixths32
         at = o["gem_value"]
         v[at:at + 5] = [values[k] for k in d]
