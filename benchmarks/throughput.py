@@ -43,6 +43,11 @@ def _megagem_parallel_env(players: int) -> ParallelEnv:
     return megagem_v0.parallel_env(num_players=players)
 
 
+def _gem_env(players: int) -> AECEnv:
+    from gemenvs import gem_v0
+    return gem_v0.env(num_players=min(max(players, 2), 4))  # GEM seats 2-4
+
+
 def _texas_holdem_env(players: int) -> AECEnv:
     from pettingzoo.classic import texas_holdem_v4
     return texas_holdem_v4.env()
@@ -60,6 +65,7 @@ REFERENCE = "texas_holdem_v4 env()"
 ENTRIES: list[tuple[str, Callable[[int], AECEnv | ParallelEnv]]] = [
     ("MegaGem env()", _megagem_env),
     ("MegaGem parallel_env()", _megagem_parallel_env),
+    ("GEM env()", _gem_env),
     (REFERENCE, _texas_holdem_env),
     ("connect_four_v3 env()", _connect_four_env),
 ]
