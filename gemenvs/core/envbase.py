@@ -1,0 +1,107 @@
+"""What the AEC and Parallel layers share: env options, spaces, seeding, final infos, rendering."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import logger, spaces
+
+from gemenvs.core.engine import Game, check_choice
+from gemenvs.core.rewards import check_reward_mode
+
+ILLEGAL_POLICIES = ("raise", "terminate")
+RENDER_MODES = ("ansi", "human")
+#: reward given to a player whose illegal action ended the game under ``illegal_action="terminate"``
+ILLEGAL_REWARD = -1.0
+
+
+class EnvSettings:
+    """The environment-level options shared by every game (validated once)."""
+
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", reward: str = "win"):
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, RENDER_MODES)
+        self.render_mode = render_mode
+        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_POLICIES)
+        self.reward = check_reward_mode(reward)
+
+
+def observation_space_for(game: Game) -> spaces.Dict:
+    """The Dict space {"observation": Box, "action_mask": Box(0,1,int8)} of a game."""
+    low, high = game.spec.bounds()
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
+        }
+    )
+
+
+def final_infos(game: Game, state, agents: list[str]) -> dict[str, dict[str, Any]]:
+    """Per-agent infos at the end of a game: own score, breakdown, rank and the winners."""
+    res = game.results(state)
+    winners = [agents[w] for w in res.winners]
+    return {
+        agent: {
+            "score": res.scores[i],
+            "score_breakdown": dict(res.breakdown[i]),
+            "scores": {agents[j]: res.scores[j] for j in range(len(agents))},
+            "winners": winners,
+            **res.extra,
+        }
+        for i, agent in enumerate(agents)
+    }
+
+
+class GameEnvBase:
+    """Mixin holding a game, its agents and spaces; subclasses set ``game_class``."""
+
+    game_class: type[Game]
+
+    def _setup(self, render_mode: str | None, illegal_action: str, reward: str, game_options: dict) -> None:
+        """Validate the env options, build the game and the per-agent spaces."""
+        self.settings = EnvSettings(render_mode, illegal_action, reward)
+        self.render_mode = self.settings.render_mode
+        self.game: Game = self.game_class(**game_options)
+        self.observation_spec = self.game.spec
+        self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = observation_space_for(self.game)
+        act_space = spaces.Discrete(self.game.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._seeder = np.random.default_rng()
+        self.game_state = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def _new_game(self, seed: int | None):
+        """A new game state; a seed fixes this game and the seeds of the resets that follow it."""
+        if seed is not None:
+            self._seeder = np.random.default_rng(seed)
+        return self.game.new_state(int(self._seeder.integers(0, 2**63 - 1)))
+
+    def _illegal_message(self, agent: str, action) -> str | None:
+        """Why ``agent``'s ``action`` is illegal now, as a message naming both, or None when legal."""
+        reason = self.game.why_illegal(self.game_state, self.agent_name_mapping[agent], action)
+        if reason is None:
+            return None
+        return f"illegal action {action!r} ({self.game.safe_action_name(action)}) by {agent}: {reason}"
+
+    def _render_text(self, viewer: int | None):
+        """Render for ``viewer`` in the env's render mode (text for "ansi", printed for "human")."""
+        if self.render_mode is None:
+            logger.warn("You are calling render without a render_mode (use 'ansi' or 'human').")
+            return None
+        text = "(no game: call reset() first)" if self.game_state is None else self.game.render(self.game_state, viewer)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
