@@ -1,7 +1,8 @@
 """gemenvs: gem-themed tabletop games as PettingZoo environments.
 
 Importing the package registers every environment in PettingZoo's registry, e.g.
-``pettingzoo.make("aec", "gemenvs/MegaGem-v0", num_players=5)``.
+``pettingzoo.make("aec", "gemenvs/MegaGem-v0", num_players=5)``, and its single-learner view in
+Gymnasium's, e.g. ``gymnasium.make("gemenvs/MegaGem-v0", num_players=4, opponents="heuristic")``.
 """
 from __future__ import annotations
 
@@ -15,14 +16,17 @@ ENVIRONMENTS = {
 
 
 def _register() -> None:
-    """Register every environment with PettingZoo, for the AEC and Parallel APIs."""
+    """Register every environment with PettingZoo (AEC and Parallel) and Gymnasium (one learner seat)."""
     import pettingzoo
+
+    from gemenvs.training.registration import register_gymnasium
 
     for env_id, module in ENVIRONMENTS.items():
         if env_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", env_id, entry_point=f"{module}:env")
         if env_id not in pettingzoo.parallel_registry:
             pettingzoo.register("parallel", env_id, entry_point=f"{module}:parallel_env")
+    register_gymnasium()
 
 
 _register()

@@ -1,0 +1,8 @@
+"""Self-play training for the games of the suite (installed as ``gemenvs.training``).
+
+Importing this package is light: torch and stable-baselines3 are only imported by
+:mod:`gemenvs.training.selfplay` and the CLI. Train with ``gemenvs-train CONFIG [key=value ...]``.
+"""
+from gemenvs.training.registration import register_gymnasium
+
+__all__ = ["register_gymnasium"]

@@ -1,0 +1,388 @@
+"""Self-play training with MaskablePPO against an opponent pool, for any game of the suite.
+
+Read top to bottom:
+
+1. :func:`make_vec_env` builds ``n_envs`` :class:`~gemenvs.training.single_agent.SingleAgentEnv`
+   workers whose opponents are drawn from the pool every episode.
+2. :func:`train` creates (or resumes) the MaskablePPO model and runs ``model.learn`` with
+   :class:`SelfPlayCallback`, which after every rollout records results against each pool
+   member, adds a frozen snapshot every ``pool.snapshot_every`` steps, sends the new members and
+   sampling weights to the workers, evaluates against the baselines every ``eval.every`` steps
+   (keeping ``best_model.zip``) and writes a checkpoint every ``checkpoint_every`` steps.
+3. At the end it evaluates the best model in ``eval.final_games`` games against three copies of
+   each baseline, prints the table and draws the learning curve beside the run.
+
+Run layout (``run_root/name``): ``config.yaml``, ``checkpoints/step_N/{model.zip, config.yaml,
+pool.json, trainer.json}``, ``pool/snapshot_N.npz``, ``best_model.zip`` (+ ``.npz``),
+``final_model.zip``, ``eval.csv``, ``progress*.csv`` and ``tb/`` (TensorBoard), ``results.md``,
+``results.json`` and ``learning_curve.png``.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import time
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoardOutputFormat
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecEnvWrapper
+from tqdm.auto import tqdm
+
+from gemenvs.agents.policy import PolicyAgent
+from gemenvs.training.config import TrainConfig, config_from_dict, save_config
+from gemenvs.training.evaluate import evaluate, results_dict, results_table
+from gemenvs.training.plotting import plot_learning_curve
+from gemenvs.training.pool import OpponentPool, PoolOpponents
+from gemenvs.training.single_agent import SingleAgentEnv, make_aec_env
+
+EVAL_FIELDS = ["step", "opponent", "games", "win_rate", "win_lo", "win_hi", "mean_margin"]
+#: seed offset of the final evaluation, so its games differ from the periodic ones
+FINAL_EVAL_SEED = 1_000_003
+
+
+def limit_threads(n: int) -> None:
+    """Use ``n`` torch and BLAS threads in this process and in the processes it starts."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = str(n)
+    torch.set_num_threads(n)
+
+
+# ----------------------------------------------------------------------------- environments
+
+class _EnvFactory:
+    """Builds one worker's environment (a picklable callable for SubprocVecEnv)."""
+
+    def __init__(self, cfg: TrainConfig):
+        self.env_cfg, self.seat_mix, self.threads = cfg.env, cfg.pool.seat_mix, cfg.torch_threads
+
+    def __call__(self):
+        torch.set_num_threads(self.threads)
+        env = SingleAgentEnv(self.env_cfg.id, opponents=PoolOpponents(seat_mix=self.seat_mix),
+                             learner_seat=self.env_cfg.learner_seat, reward=self.env_cfg.reward,
+                             **self.env_cfg.options)
+        return Monitor(env)
+
+
+class MasksFromInfos(VecEnvWrapper):
+    """Answers MaskablePPO's ``env_method("action_masks")`` from the masks every worker already sent
+    in its step or reset info, saving one round trip to each worker per step."""
+
+    def reset(self):
+        obs = self.venv.reset()
+        self.masks = [info["action_mask"] for info in self.venv.reset_infos]
+        return obs
+
+    def step_wait(self):
+        obs, rewards, dones, infos = self.venv.step_wait()
+        # a finished worker has already reset: its next mask is in its reset info
+        self.masks = [(self.venv.reset_infos[i] if done else infos[i])["action_mask"] for i, done in enumerate(dones)]
+        return obs, rewards, dones, infos
+
+    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+        if method_name == "action_masks":
+            return [self.masks[i].astype(bool) for i in self._get_indices(indices)]
+        return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
+
+
+def make_vec_env(cfg: TrainConfig) -> VecEnv:
+    """``n_envs`` single-learner environments (worker processes unless n_envs is 1)."""
+    fns = [_EnvFactory(cfg) for _ in range(cfg.n_envs)]
+    return MasksFromInfos(SubprocVecEnv(fns) if cfg.n_envs > 1 else DummyVecEnv(fns))
+
+
+def make_model(cfg: TrainConfig, env: VecEnv) -> MaskablePPO:
+    """A fresh MaskablePPO with separate actor and critic MLPs."""
+    p = cfg.ppo
+    return MaskablePPO(
+        "MlpPolicy", env, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+        n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
+        ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
+        policy_kwargs={"net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)},
+                       "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]},
+        seed=cfg.seed, device="cpu", verbose=0,
+    )
+
+
+def num_players(cfg: TrainConfig) -> int:
+    """Seats of the configured game."""
+    return len(make_aec_env(cfg.env.id, **cfg.env.options).possible_agents)
+
+
+# ----------------------------------------------------------------------------- checkpoints
+
+def find_checkpoint(path: str | Path) -> Path:
+    """A checkpoint folder, or the latest checkpoint of a run folder."""
+    path = Path(path)
+    if (path / "model.zip").is_file():
+        return path
+    found = sorted((path / "checkpoints").glob("step_*/model.zip"))
+    if not found:
+        raise FileNotFoundError(f"no checkpoint at {path} (a checkpoint folder holds model.zip; "
+                                f"a run folder holds checkpoints/step_*/)")
+    return found[-1].parent
+
+
+def load_checkpoint_config(path: str | Path) -> tuple[TrainConfig, Path]:
+    """The config saved in a checkpoint, and the checkpoint folder."""
+    import yaml
+
+    ckpt = find_checkpoint(path)
+    return config_from_dict(yaml.safe_load((ckpt / "config.yaml").read_text())), ckpt
+
+
+class Trainer:
+    """The state of one run beside the model: pool, schedule, best score, files."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path, players: int):
+        self.cfg, self.run_dir, self.players = cfg, run_dir, players
+        self.pool = OpponentPool(cfg.pool.baselines, cfg.pool.max_snapshots, cfg.pool.sampling,
+                                 cfg.pool.priority_power, cfg.pool.window, players, root=run_dir)
+        self.next_snapshot = cfg.pool.snapshot_every or None
+        self.next_eval = cfg.eval.every or None
+        self.next_checkpoint = cfg.checkpoint_every or None
+        self.best_score = -np.inf
+        self.best_step = -1
+
+    def state_dict(self) -> dict:
+        """Schedule and best score (saved as trainer.json)."""
+        return {"next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
+                "next_checkpoint": self.next_checkpoint, "best_score": float(self.best_score),
+                "best_step": self.best_step}
+
+    def load_state_dict(self, d: dict) -> None:
+        """Restore what :meth:`state_dict` wrote, keeping the current config's intervals."""
+        self.next_snapshot = d["next_snapshot"] if self.cfg.pool.snapshot_every else None
+        self.next_eval = d["next_eval"] if self.cfg.eval.every else None
+        self.next_checkpoint = d["next_checkpoint"] if self.cfg.checkpoint_every else None
+        self.best_score, self.best_step = d["best_score"], d["best_step"]
+
+    def snapshot(self, model: MaskablePPO, step: int) -> None:
+        """Freeze the current actor into the pool."""
+        name = f"snapshot_{step}"
+        path = Path("pool") / f"{name}.npz"
+        PolicyAgent.from_sb3(model, metadata={"step": step}).save(self.run_dir / path)
+        self.pool.add_snapshot(name, str(path))
+
+    def evaluate(self, model: MaskablePPO, step: int, logger) -> dict:
+        """Periodic evaluation against each baseline; keeps best_model.zip; returns win rates."""
+        e = self.cfg.eval
+        focal = PolicyAgent.from_sb3(model, deterministic=e.deterministic)
+        results = evaluate(focal, self.cfg.env.id, self.cfg.env.options, e.opponents, e.games,
+                           seed=self.cfg.seed, workers=e.workers)
+        path = self.run_dir / "eval.csv"
+        new = not path.exists()
+        with open(path, "a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
+            if new:
+                writer.writeheader()
+            for name, r in results.items():
+                lo, hi = r.win_ci
+                writer.writerow({"step": step, "opponent": name, "games": r.games, "win_rate": r.win_rate,
+                                 "win_lo": lo, "win_hi": hi, "mean_margin": r.mean_margin})
+                logger.record(f"eval/win_rate_{name}", r.win_rate)
+                logger.record(f"eval/mean_margin_{name}", r.mean_margin)
+        rates = {name: r.win_rate for name, r in results.items()}
+        score = float(np.mean(list(rates.values()))) if e.best_by == "mean" else rates[e.best_by]
+        if score > self.best_score:
+            self.best_score, self.best_step = score, step
+            model.save(self.run_dir / "best_model.zip")
+            focal.save(self.run_dir / "best_model.npz")
+        plot_learning_curve(path, self.run_dir / "learning_curve.png", self.players, self.cfg.name)
+        return rates
+
+    def checkpoint(self, model: MaskablePPO, step: int) -> Path:
+        """Write model, config, pool and schedule to checkpoints/step_N."""
+        ckpt = self.run_dir / "checkpoints" / f"step_{step:09d}"
+        ckpt.mkdir(parents=True, exist_ok=True)
+        model.save(ckpt / "model.zip")
+        save_config(self.cfg, ckpt / "config.yaml")
+        (ckpt / "pool.json").write_text(json.dumps(self.pool.to_dict(), indent=1))
+        (ckpt / "trainer.json").write_text(json.dumps(self.state_dict(), indent=1))
+        return ckpt
+
+
+# ----------------------------------------------------------------------------- the callback
+
+class SelfPlayCallback(BaseCallback):
+    """Pool results, snapshots, evaluation, checkpoints and the progress bar (see the module docstring)."""
+
+    def __init__(self, trainer: Trainer):
+        super().__init__()
+        self.trainer = trainer
+        self.bar = None
+        self.recent = deque(maxlen=500)  # win shares of the latest training games, any opponent
+        self.eval_rates: dict[str, float] = {}
+        self.start_time, self.start_step = time.time(), 0
+
+    def _on_training_start(self) -> None:
+        cfg = self.trainer.cfg
+        self.start_time, self.start_step = time.time(), self.num_timesteps
+        if cfg.progress_bar:
+            rollout = cfg.ppo.n_steps * cfg.n_envs  # learn() runs whole rollouts, so it may end a little past
+            total = self.num_timesteps + -(-(cfg.total_timesteps - self.num_timesteps) // rollout) * rollout
+            self.bar = tqdm(total=total, initial=self.num_timesteps, unit="step",
+                            dynamic_ncols=True, mininterval=1.0, smoothing=0.05)
+
+    def _on_step(self) -> bool:
+        for info, done in zip(self.locals["infos"], self.locals["dones"]):
+            if done and "opponent" in info:
+                self.trainer.pool.record(info["opponent"], info["win_share"])
+                self.recent.append(info["win_share"])
+        if self.bar is not None:
+            self.bar.update(self.training_env.num_envs)
+        return True
+
+    def _on_rollout_end(self) -> None:
+        t, step = self.trainer, self.num_timesteps
+        if t.next_snapshot is not None and step >= t.next_snapshot:
+            t.snapshot(self.model, step)
+            while t.next_snapshot <= step:
+                t.next_snapshot += t.cfg.pool.snapshot_every
+        self._push_pool()
+        for m in t.pool.members:
+            rate = t.pool.win_rate(m.name)
+            if rate is not None and m.kind == "baseline":
+                self.logger.record(f"pool/win_rate_{m.name}", rate)
+        if self.recent:
+            self.logger.record("pool/win_rate_all", float(np.mean(self.recent)))
+        self.logger.record("pool/snapshots", len(t.pool.snapshots))
+        if t.next_eval is not None and step >= t.next_eval:
+            self.eval_rates = t.evaluate(self.model, step, self.logger)
+            self._write(f"step {step}: eval win rates " +
+                        ", ".join(f"{k} {v:.0%}" for k, v in self.eval_rates.items()))
+            while t.next_eval <= step:
+                t.next_eval += t.cfg.eval.every
+        if t.next_checkpoint is not None and step >= t.next_checkpoint:
+            while t.next_checkpoint <= step:
+                t.next_checkpoint += t.cfg.checkpoint_every
+            t.checkpoint(self.model, step)
+        self._update_bar()
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def _push_pool(self) -> None:
+        members, weights = self.trainer.pool.broadcast()
+        self.training_env.env_method("update_opponents", members, weights)
+
+    def _write(self, text: str) -> None:
+        (self.bar.write if self.bar is not None else print)(text)
+
+    def _update_bar(self) -> None:
+        if self.bar is None:
+            return
+        pool = self.trainer.pool
+        fps = (self.num_timesteps - self.start_step) / max(time.time() - self.start_time, 1e-9)
+        post = {"fps": f"{fps:.0f}"}  # as SB3 counts it (time/fps): steps per second since learn() began
+        if self.recent:
+            post["win"] = f"{np.mean(self.recent):.0%}"
+        for m in pool.members:
+            rate = pool.win_rate(m.name)
+            if m.kind == "baseline" and rate is not None:
+                post[m.name[:5]] = f"{rate:.0%}"
+        snaps = [pool.win_rate(m.name) for m in pool.snapshots if pool.win_rate(m.name) is not None]
+        if snaps:
+            post["snap"] = f"{np.mean(snaps):.0%}"
+        for k, v in self.eval_rates.items():
+            post[f"eval_{k[:5]}"] = f"{v:.0%}"
+        self.bar.set_postfix(post, refresh=False)
+
+
+# ----------------------------------------------------------------------------- the run
+
+def make_logger(run_dir: Path, step: int) -> Logger:
+    """CSV (a new file per resumed segment) and TensorBoard logs in the run folder."""
+    csv_name = "progress.csv" if step == 0 else f"progress_from_{step}.csv"
+    return Logger(str(run_dir), [CSVOutputFormat(str(run_dir / csv_name)),
+                                 TensorBoardOutputFormat(str(run_dir / "tb"))])
+
+
+def prepare_run_dir(cfg: TrainConfig) -> Path:
+    """The run folder, emptied of an earlier run only when ``cfg.overwrite`` allows it."""
+    run_dir = cfg.run_dir
+    if run_dir.exists() and any(run_dir.iterdir()):
+        if not cfg.overwrite:
+            raise FileExistsError(f"{run_dir} already holds a run: pass --resume {run_dir} to continue it, "
+                                  f"name=OTHER for a new one, or overwrite=true to replace it")
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return run_dir
+
+
+def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
+    """Train (or resume) one self-play run; returns the run folder."""
+    limit_threads(cfg.torch_threads)
+    players = num_players(cfg)
+    if resume is None:
+        run_dir = prepare_run_dir(cfg)
+    else:
+        ckpt = find_checkpoint(resume)
+        run_dir = ckpt.parent.parent
+    save_config(cfg, run_dir / "config.yaml")
+    trainer = Trainer(cfg, run_dir, players)
+
+    env = make_vec_env(cfg)
+    if resume is None:
+        model = make_model(cfg, env)
+    else:
+        model = MaskablePPO.load(ckpt / "model.zip", env=env, device="cpu")
+        trainer.pool.load_dict(json.loads((ckpt / "pool.json").read_text()))
+        trainer.load_state_dict(json.loads((ckpt / "trainer.json").read_text()))
+        model.set_random_seed(cfg.seed + model.num_timesteps)
+        print(f"resuming {run_dir} from {ckpt.name} at step {model.num_timesteps}")
+    if not trainer.pool.members:  # pure self-play: start against the untrained policy
+        trainer.snapshot(model, model.num_timesteps)
+    model.set_logger(make_logger(run_dir, model.num_timesteps))
+    env.env_method("update_opponents", *trainer.pool.broadcast())  # before learn() resets the workers
+
+    start = time.time()
+    remaining = cfg.total_timesteps - model.num_timesteps
+    if remaining > 0:
+        model.learn(total_timesteps=remaining, callback=SelfPlayCallback(trainer),
+                    reset_num_timesteps=resume is None)
+    env.close()
+    train_seconds = time.time() - start
+    step = model.num_timesteps
+    model.save(run_dir / "final_model.zip")
+    trainer.checkpoint(model, step)
+    finish(cfg, trainer, model, train_seconds)
+    return run_dir
+
+
+def finish(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO, train_seconds: float) -> None:
+    """Final table against each baseline, results files and the learning curve."""
+    run_dir = trainer.run_dir
+    best = run_dir / "best_model.npz"
+    if best.exists():
+        focal, which = PolicyAgent.load(best, deterministic=cfg.eval.deterministic), \
+            f"best model (step {trainer.best_step})"
+    else:
+        focal, which = PolicyAgent.from_sb3(model, deterministic=cfg.eval.deterministic), "final model"
+    start = time.time()
+    results = evaluate(focal, cfg.env.id, cfg.env.options, cfg.eval.opponents, cfg.eval.final_games,
+                       seed=cfg.seed + FINAL_EVAL_SEED, workers=cfg.eval.workers)
+    table = results_table(results, trainer.players)
+    eval_seconds = time.time() - start
+    header = (f"## {cfg.name}: {which}, after {model.num_timesteps} steps "
+              f"({train_seconds / 60:.1f} min training, {eval_seconds / 60:.1f} min evaluation)\n")
+    print("\n" + header + "\n" + table)
+    (run_dir / "results.md").write_text(header + "\n" + table + "\n")
+    summary = {"model": which, "steps": model.num_timesteps, "train_seconds": train_seconds,
+               "eval_seconds": eval_seconds, "results": results_dict(results)}
+    (run_dir / "results.json").write_text(json.dumps(summary, indent=1))
+    if (run_dir / "eval.csv").exists():
+        png = plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", trainer.players, cfg.name)
+        print(f"learning curve: {png}")
+    print(f"run folder: {run_dir}")
+
+
+__all__ = ["SelfPlayCallback", "Trainer", "find_checkpoint", "load_checkpoint_config", "make_vec_env", "train"]
