@@ -17,7 +17,7 @@ test: $(STAMP)
 	$(PY) -m pytest -n 2 tests
 
 train: $(STAMP)
-	$(PY) -m gemenvs.training.match --config configs/megagem/match.yaml
+	$(VENV)/bin/gemenvs-train configs/megagem/selfplay.yaml
 
 bench: $(STAMP)
 	$(PY) benchmarks/throughput.py
