@@ -78,3 +78,19 @@ def test_rank_keys_break_score_ties_for_win_and_rank():
     assert terminal_rewards("win", scores, 1.0, keys) == [-1.0, 1.0, -1.0]
     assert terminal_rewards("rank", scores, 1.0, keys) == [0.0, 1.0, -1.0]
     assert terminal_rewards("score", scores, 1.0, keys) == [10.0, 10.0, 4.0]
+
+
+def test_import_registers_gymnasium_ids_without_loading_torch():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gemenvs, gymnasium\n"
+        "assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules\n"
+        "for env_id in gemenvs.ENVIRONMENTS:\n"
+        "    assert env_id in gymnasium.registry, env_id\n"
+        "env = gymnasium.make('gemenvs/MegaGem-v0', num_players=4, opponents='heuristic')\n"
+        "obs, info = env.reset(seed=0)\n"
+        "assert obs.shape == (244,) and info['action_mask'].any()\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
