@@ -18,6 +18,7 @@ from pathlib import Path
 from gemenvs.megagem.data import (
     AUCTION_KINDS, CHART_NAMES, COLOURS, GEMS_PER_COLOUR, MISSIONS, SETUP, TOTAL_INVEST, TOTAL_LOANS, VALUE_CHARTS,
 )
+from gemenvs.gem import Gem
 from gemenvs.megagem.game import MegaGem
 
 DOCS = Path(__file__).resolve().parent
@@ -93,6 +94,20 @@ def megagem_scales_note() -> str:
             f"investments {TOTAL_INVEST} (all Invest cards); gem values 20 (the largest chart entry).")
 
 
+def gem_card_table() -> str:
+    """The 18 gem cards of the standard manifest with their INVESTED value and reinvestment cost."""
+    m = Gem().manifest
+    rows = [[c, m.label(c), m.card_value[c], m.card_cost[c], m.card_value[c]] for c in range(m.num_cards)]
+    return _table(["id", "gems", "INVESTED value", "reinvestment cost, `value_minus_one` (default)",
+                   "reinvestment cost, `value`"], rows)
+
+
+def gem_obs_table(players: int) -> str:
+    """Every GEM observation slice for ``players`` seats (from the game's ObservationSpec)."""
+    spec = Gem(num_players=players).spec
+    return f"Total size: {spec.size} float32 values.\n\n" + spec.markdown_table()
+
+
 #: page -> block name -> generator
 BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
     "megagem.md": {
@@ -103,6 +118,10 @@ BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
         "scales-note": megagem_scales_note,
         **{f"obs-table players={n}": (lambda n=n: megagem_obs_table(n)) for n in PLAYER_COUNTS},
         "action-table": megagem_action_table,
+    },
+    "gem.md": {
+        "gem-card-table": gem_card_table,
+        **{f"gem-obs-table players={n}": (lambda n=n: gem_obs_table(n)) for n in (2, 3, 4)},
     },
 }
 

@@ -188,19 +188,3 @@ def test_golden_games_replay(index):
     for key in ("actions", "observation_hashes", "rewards", "scores", "winners", "breakdowns", "final_state"):
         assert replay[key] == golden[key], f"{golden['name']}: {key} differs from the golden record"
 
-
-def test_docs_tables_match_the_code():
-    import re
-
-    from gemenvs.gem import Gem
-
-    page = (Path(__file__).parent.parent / "docs" / "gem.md").read_text()
-    for n in (2, 3, 4):
-        spec = Gem(num_players=n).spec
-        block = re.search(rf"<!-- BEGIN gem-obs-table players={n} -->\n(.*?)\n<!-- END", page, re.S).group(1)
-        assert block == f"Total size: {spec.size} float32 values.\n\n" + spec.markdown_table(), \
-            f"docs/gem.md observation table for {n} players is out of date"
-    m = Gem().manifest
-    rows = re.search(r"<!-- BEGIN gem-card-table -->\n(.*?)\n<!-- END", page, re.S).group(1).splitlines()[2:]
-    assert rows == [f"| {c} | {m.label(c)} | {m.card_value[c]} | {m.card_cost[c]} | {m.card_value[c]} |"
-                    for c in range(m.num_cards)]
