@@ -198,7 +198,10 @@ def test_pool_sampling_and_snapshots():
     assert [m.name for m in pool.snapshots] == ["snapshot_20", "snapshot_30"]
     w = dict(zip([m.name for m in pool.members], pool.weights()))
     assert w["snapshot_20"] == w["snapshot_30"] < w["heuristic"], "unplayed snapshots count at chance level"
-    pool.sampling = "uniform"
+    pool.baseline_share = 0.5  # baselines together get half the episodes, whatever their number
+    w = dict(zip([m.name for m in pool.members], pool.weights()))
+    assert w["heuristic"] + w["random"] == pytest.approx(0.5) and w["snapshot_20"] == pytest.approx(0.25)
+    pool.sampling, pool.baseline_share = "uniform", None
     assert np.allclose(pool.weights(), 0.25)
     again = OpponentPool([], max_snapshots=2)
     again.load_dict(pool.to_dict())
@@ -217,6 +220,7 @@ def test_pool_sampling_and_snapshots():
     ("n_envs=two", "n_envs must be an integer; got 'two'"),
     ("ppo.net_arch=64", "ppo.net_arch must be a list of int"),
     ("pool.sampling=greedy", "pool.sampling must be one of 'uniform', 'prioritized'"),
+    ("pool.baseline_share=1.5", "pool.baseline_share must be in 0..1 or null"),
     ("pool.baselines=[random, randm]", "unknown opponent 'randm' for megagem"),
     ("eval.opponents=[grandmaster]", "eval.opponents: unknown opponent 'grandmaster'"),
     ("env.options.num_players=7", "num_players must be an integer in 3..5"),

@@ -84,6 +84,9 @@ class PoolConfig:
     """prioritized weight of a member = (1 - learner's recent win rate against it) ** power"""
     window: int = 200
     """recent games per member that its win rate is measured over"""
+    baseline_share: float | None = None
+    """fraction of episodes played against the baselines once snapshots exist (sampling applies within
+    each group), or null to weigh baselines and snapshots together"""
     seat_mix: Literal["same", "per_seat"] = "same"
     """one member for all opponent seats of an episode, or one member drawn per seat"""
 
@@ -371,6 +374,8 @@ def validate(cfg: TrainConfig) -> None:
     if cfg.ppo.batch_size > cfg.ppo.n_steps * cfg.n_envs:
         raise ConfigError(f"ppo.batch_size ({cfg.ppo.batch_size}) exceeds one rollout "
                           f"(ppo.n_steps * n_envs = {cfg.ppo.n_steps * cfg.n_envs})")
+    if cfg.pool.baseline_share is not None and not 0.0 <= cfg.pool.baseline_share <= 1.0:
+        raise ConfigError(f"pool.baseline_share must be in 0..1 or null; got {cfg.pool.baseline_share}")
     if not cfg.eval.opponents:
         raise ConfigError("eval.opponents must name at least one baseline")
     game = game_name(cfg.env)

@@ -33,7 +33,8 @@ class OpponentPool:
     """Pool bookkeeping in the trainer: members, each member's recent results, sampling weights."""
 
     def __init__(self, baselines: list[str], max_snapshots: int, sampling: str = "uniform",
-                 priority_power: float = 2.0, window: int = 200, num_players: int = 4, root: Path | None = None):
+                 priority_power: float = 2.0, window: int = 200, num_players: int = 4, root: Path | None = None,
+                 baseline_share: float | None = None):
         self.members = [Member(name=Path(b).stem if b.endswith((".zip", ".npz")) else b, source=b, kind="baseline")
                         for b in baselines]
         self.max_snapshots = max_snapshots
@@ -41,6 +42,7 @@ class OpponentPool:
         self.priority_power = priority_power
         self.window = window
         self.num_players = num_players
+        self.baseline_share = baseline_share
         self.results: dict[str, deque] = {m.name: deque(maxlen=window) for m in self.members}
         self.root = root  # snapshot paths are stored relative to it (the run folder), so runs can move
 
@@ -70,7 +72,8 @@ class OpponentPool:
         return float(np.mean(games)) if games else None
 
     def weights(self) -> list[float]:
-        """Sampling probability of each member: uniform, or (1 - win rate) ** power, normalised."""
+        """Sampling probability of each member: uniform, or (1 - win rate) ** power, normalised;
+        with ``baseline_share`` the baselines together get that share and the snapshots the rest."""
         if self.sampling == "uniform":
             w = np.ones(len(self.members))
         else:
@@ -79,6 +82,11 @@ class OpponentPool:
             rates = [self.win_rate(m.name) for m in self.members]
             w = np.array([(1.0 - (chance if r is None else r)) ** self.priority_power for r in rates])
             w = np.maximum(w, 1e-3)  # every member keeps a little weight
+        baseline = np.array([m.kind == "baseline" for m in self.members])
+        if self.baseline_share is not None and baseline.any() and (~baseline).any():
+            w = np.where(baseline, self.baseline_share * w / w[baseline].sum(),
+                         (1.0 - self.baseline_share) * w / w[~baseline].sum())
+            w = np.maximum(w, 1e-12)
         return list(w / w.sum())
 
     def broadcast(self) -> tuple[list[tuple[str, str]], list[float]]:

@@ -144,7 +144,8 @@ class Trainer:
     def __init__(self, cfg: TrainConfig, run_dir: Path, players: int):
         self.cfg, self.run_dir, self.players = cfg, run_dir, players
         self.pool = OpponentPool(cfg.pool.baselines, cfg.pool.max_snapshots, cfg.pool.sampling,
-                                 cfg.pool.priority_power, cfg.pool.window, players, root=run_dir)
+                                 cfg.pool.priority_power, cfg.pool.window, players, root=run_dir,
+                                 baseline_share=cfg.pool.baseline_share)
         self.next_snapshot = cfg.pool.snapshot_every or None
         self.next_eval = cfg.eval.every or None
         self.next_checkpoint = cfg.checkpoint_every or None
