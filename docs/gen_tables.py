@@ -69,12 +69,6 @@ def megagem_charts_table() -> str:
     return _table(["gems of the colour in the Display"] + list(CHART_NAMES), rows)
 
 
-def megagem_obs_table(players: int) -> str:
-    """Every observation slice for ``players`` seats (from the game's ObservationSpec)."""
-    spec = MegaGem(num_players=players).spec
-    return f"Total size: {spec.size} float32 values.\n\n" + spec.markdown_table()
-
-
 def megagem_action_table() -> str:
     """Action ids for every player count, with when each is legal."""
     games = [MegaGem(num_players=n) for n in PLAYER_COUNTS]
@@ -102,10 +96,33 @@ def gem_card_table() -> str:
                    "reinvestment cost, `value`"], rows)
 
 
-def gem_obs_table(players: int) -> str:
-    """Every GEM observation slice for ``players`` seats (from the game's ObservationSpec)."""
-    spec = Gem(num_players=players).spec
+def obs_table(game_class, players: int) -> str:
+    """Every observation slice of a game for ``players`` seats (from its ObservationSpec)."""
+    spec = game_class(num_players=players).spec
     return f"Total size: {spec.size} float32 values.\n\n" + spec.markdown_table()
+
+
+def action_table(game_class, players: int) -> str:
+    """Every action range of a game for ``players`` seats (from its ActionSpec)."""
+    spec = game_class(num_players=players).action_spec
+    return f"Total: {spec.size} action ids (one Discrete space).\n\n" + spec.markdown_table()
+
+
+#: page -> (Game class, player counts, whether its action table comes from its ActionSpec):
+#: each page gets generated blocks ``obs-table players=N`` (and ``action-table players=N``)
+GAME_PAGES: dict[str, tuple[type, tuple[int, ...], bool]] = {
+    "megagem.md": (MegaGem, PLAYER_COUNTS, False),
+    "gem.md": (Gem, (2, 3, 4), False),
+}
+
+
+def _game_blocks(page: str) -> dict[str, Callable[[], str]]:
+    """The generated observation (and action) table blocks of a game page, one per player count."""
+    cls, counts, actions = GAME_PAGES[page]
+    blocks = {f"obs-table players={n}": (lambda n=n: obs_table(cls, n)) for n in counts}
+    if actions:
+        blocks.update({f"action-table players={n}": (lambda n=n: action_table(cls, n)) for n in counts})
+    return blocks
 
 
 #: page -> block name -> generator
@@ -116,12 +133,12 @@ BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
         "missions-table": megagem_missions_table,
         "charts-table": megagem_charts_table,
         "scales-note": megagem_scales_note,
-        **{f"obs-table players={n}": (lambda n=n: megagem_obs_table(n)) for n in PLAYER_COUNTS},
         "action-table": megagem_action_table,
+        **_game_blocks("megagem.md"),
     },
     "gem.md": {
         "gem-card-table": gem_card_table,
-        **{f"gem-obs-table players={n}": (lambda n=n: gem_obs_table(n)) for n in (2, 3, 4)},
+        **_game_blocks("gem.md"),
     },
 }
 

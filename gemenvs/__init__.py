@@ -19,7 +19,7 @@ def _register() -> None:
     """Register every environment with PettingZoo (AEC and Parallel) and Gymnasium (one learner seat)."""
     import pettingzoo
 
-    from gemenvs.training.registration import register_gymnasium
+    from gemenvs.wrappers.registration import register_gymnasium
 
     for env_id, module in ENVIRONMENTS.items():
         if env_id not in pettingzoo.aec_registry:

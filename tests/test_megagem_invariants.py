@@ -124,7 +124,7 @@ def play_checked(index: int, stats: dict) -> None:
             if p not in acting:
                 assert not mask.any(), f"seat {p} is not to act but has legal actions"
                 a = rnd.randrange(A)
-                assert game.illegal_reason(s, p, a) is not None, (p, a)
+                assert game.why_illegal(s, p, a) is not None, (p, a)
                 continue
             lo, hi = expected_legal_range(game, s, p)
             if s.phase == BID:  # bids 0..limit, nothing else
@@ -133,11 +133,11 @@ def play_checked(index: int, stats: dict) -> None:
                 assert mask[:off].sum() == 0 and mask[off:].tolist() == [int(x > 0) for x in s.hands[p]]
             if full:  # every action id: accepted exactly when masked
                 for a in range(A):
-                    assert (game.illegal_reason(s, p, a) is None) == bool(mask[a]), (p, a)
+                    assert (game.why_illegal(s, p, a) is None) == bool(mask[a]), (p, a)
             else:
                 for a in {lo, hi, hi + 1, off + rnd.randrange(NUM_COLOURS), rnd.randrange(A)}:
                     if 0 <= a < A:
-                        assert (game.illegal_reason(s, p, a) is None) == bool(mask[a]), (p, a)
+                        assert (game.why_illegal(s, p, a) is None) == bool(mask[a]), (p, a)
         if full:  # observations stay inside the declared space
             low, high = game.spec.bounds()
             for p in range(n):
@@ -230,7 +230,7 @@ def play_checked(index: int, stats: dict) -> None:
             c = rnd.choice(colours)
             if full and len(colours) < NUM_COLOURS:
                 missing = next(x for x in range(NUM_COLOURS) if not s.hands[p][x])
-                assert "hand" in game.illegal_reason(s, p, off + missing)
+                assert "hand" in game.why_illegal(s, p, off + missing)
             game.apply(s, p, off + c)
             decisions += 1
             hand_left[p] -= 1
@@ -259,7 +259,7 @@ def play_checked(index: int, stats: dict) -> None:
     assert game.to_act(s) == ()
     for p in range(n):
         assert not game.legal_mask(s, p).any()
-        assert game.illegal_reason(s, p, 0) is not None
+        assert game.why_illegal(s, p, 0) is not None
     res = game.results(s)
     chart = VALUE_CHARTS[s.chart]
     for p in range(n):

@@ -15,7 +15,7 @@ from gemenvs.core.envbase import ILLEGAL_REWARD, RENDER_MODES, GameEnvBase, fina
 from gemenvs.core.rewards import terminal_rewards
 
 
-class GemAECEnv(GameEnvBase, AECEnv):
+class GameAECEnv(GameEnvBase, AECEnv):
     """AEC environment over a pure game engine; subclasses set ``game_class`` and ``metadata``."""
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "gem_base", "is_parallelizable": False}
@@ -95,7 +95,7 @@ class GemAECEnv(GameEnvBase, AECEnv):
         return self._render_text(viewer)
 
 
-def wrap_aec(env: GemAECEnv) -> AECEnv:
+def wrap_aec(env: GameAECEnv) -> AECEnv:
     """PettingZoo's order-enforcing wrapper over a raw env (bounds are checked by the env itself)."""
     env = wrappers.OrderEnforcingWrapper(env)
     return env

@@ -14,7 +14,7 @@ from gemenvs.core.envbase import ILLEGAL_REWARD, RENDER_MODES, GameEnvBase, fina
 from gemenvs.core.rewards import terminal_rewards
 
 
-class GemParallelEnv(GameEnvBase, ParallelEnv):
+class GameParallelEnv(GameEnvBase, ParallelEnv):
     """Parallel environment over a pure game engine; subclasses set ``game_class`` and ``metadata``."""
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "gem_base_parallel"}

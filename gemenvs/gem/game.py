@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from gemenvs.core.engine import Game, Results
+from gemenvs.core.spec import ActionSpec
 from gemenvs.gem import rules
 from gemenvs.gem.encode import Encoder
 from gemenvs.gem.render import render_text
@@ -34,7 +35,15 @@ class Gem(Game):
         self.layout = self.cfg.layout
         self.encoder = Encoder(self.cfg)
         self.spec = self.encoder.spec
-        self.num_actions = self.layout.num_actions
+        lay = self.layout
+        self.action_spec = ActionSpec()
+        self.action_spec.add("bid", lay.max_bid + 1, "bid that many (auction)")
+        self.action_spec.add("pass", 1, "pass in this auction")
+        self.action_spec.add("take", lay.num_cards, "take face-up gem card c (the auction winner)")
+        self.action_spec.add("pay_coin", lay.num_coins, "turn own coin card j to LEVERAGED (payment or credit)")
+        self.action_spec.add("pay_card", lay.num_cards, "turn own gem card c to LEVERAGED (payment or credit)")
+        self.action_spec.add("reinvest", lay.num_cards, "turn own LEVERAGED gem card c to INVESTED from credit")
+        self.action_spec.add("end", 1, "end one's reinvestment phase")
         c, k, n = self.cfg.num_cards, self.cfg.num_coins, self.num_players
         # per auction: n bids, a payment of at most every coin and gem card, a take; per
         # reinvestment turn: every card paid, every card reinvested, and the end
@@ -43,8 +52,14 @@ class Gem(Game):
     def options(self) -> dict:
         return dict(vars(self.opts))
 
-    def new_state(self, seed: int | None = None) -> GemState:
+    def initial_state(self, seed: int) -> GemState:
         return rules.new_state(self.cfg, seed)
+
+    def new_state(self, seed: int | None = None) -> GemState:  # TRANSITIONAL: GEM still plays its own forced moves
+        return rules.new_state(self.cfg, seed)
+
+    def resample_hidden(self, state, observer, rng):  # TRANSITIONAL
+        raise NotImplementedError
 
     def state_from_dict(self, d: dict) -> GemState:
         """Rebuild a state from ``state.to_dict()``; a malformed or inconsistent dict raises StateError."""
@@ -60,10 +75,16 @@ class Gem(Game):
     def legal_mask(self, state: GemState, player: int) -> np.ndarray:
         return self.encoder.mask(state, player)
 
-    def illegal_reason(self, state: GemState, player: int, action: int) -> str | None:
+    def illegal_reason(self, state: GemState, player: int, action: int) -> str | None:  # TRANSITIONAL
         return rules.illegal_reason(state, self.cfg, player, action)
 
-    def apply_legal(self, state: GemState, player: int, action: int) -> None:
+    def explain(self, state: GemState, player: int, action: int) -> str:
+        return rules.illegal_reason(state, self.cfg, player, action) or "legal"
+
+    def play(self, state: GemState, player: int, action: int) -> None:
+        rules.apply(state, self.cfg, player, action)
+
+    def apply_legal(self, state: GemState, player: int, action: int) -> None:  # TRANSITIONAL: GEM logs itself
         rules.apply(state, self.cfg, player, action)
 
     def is_over(self, state: GemState) -> bool:

@@ -1,19 +1,19 @@
 """The MegaGem AEC and Parallel environments (thin layers over :class:`~gemenvs.megagem.game.MegaGem`)."""
 from __future__ import annotations
 
-from gemenvs.core.aec import GemAECEnv, wrap_aec
-from gemenvs.core.parallel import GemParallelEnv
+from gemenvs.core.aec import GameAECEnv, wrap_aec
+from gemenvs.core.parallel import GameParallelEnv
 from gemenvs.megagem.game import MegaGem
 
 
-class raw_env(GemAECEnv):  # noqa: N801 - PettingZoo naming convention
+class raw_env(GameAECEnv):  # noqa: N801 - PettingZoo naming convention
     """MegaGem as an AEC environment; bidders act one after another, never seeing earlier sealed bids."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": "megagem_v0", "is_parallelizable": False}
     game_class = MegaGem
 
 
-class parallel_raw_env(GemParallelEnv):  # noqa: N801
+class parallel_raw_env(GameParallelEnv):  # noqa: N801
     """MegaGem as a Parallel environment: all bids in one step, the winner alone in a reveal step."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": "megagem_v0"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from gemenvs.core.engine import Game, Results
+from gemenvs.core.spec import ActionSpec
 from gemenvs.megagem import rules
 from gemenvs.megagem.data import COLOURS
 from gemenvs.megagem.encode import Encoder
@@ -34,14 +35,23 @@ class MegaGem(Game):
         self.encoder = Encoder(self.opts)
         self.spec = self.encoder.spec
         self.max_bid = self.opts.max_bid
-        self.num_actions = self.encoder.num_actions
-        self.reveal_offset = self.max_bid + 1
+        self.action_spec = ActionSpec()
+        self.action_spec.add("bid", self.max_bid + 1, "bid that many coins (bidding; at most the bid limit)")
+        self.action_spec.add("reveal", meaning="reveal a gem of that colour from hand (the winner, after an auction)",
+                             labels=COLOURS)
+        self.reveal_offset = self.action_spec["reveal"].start
 
     def options(self) -> dict:
         return dict(vars(self.opts))
 
-    def new_state(self, seed: int | None = None) -> MegaGemState:
+    def initial_state(self, seed: int) -> MegaGemState:
         return rules.new_state(self.opts, seed)
+
+    def forced_action(self, state, player):  # TRANSITIONAL: forced bids not yet auto-played
+        return None
+
+    def resample_hidden(self, state, observer, rng):  # TRANSITIONAL
+        raise NotImplementedError
 
     def state_from_dict(self, d: dict) -> MegaGemState:
         """Rebuild a state from ``state.to_dict()``; a malformed or inconsistent dict raises StateError."""
@@ -53,28 +63,22 @@ class MegaGem(Game):
     def legal_mask(self, state: MegaGemState, player: int) -> np.ndarray:
         return self.encoder.mask(state, player)
 
-    def illegal_reason(self, state: MegaGemState, player: int, action: int) -> str | None:
-        if not 0 <= player < self.num_players:
-            return f"no seat {player} in a {self.num_players}-player game"
-        if state.phase == rules.OVER:
-            return "the game is over"
-        if player not in rules.to_act(state):
-            return f"it is not player {player}'s decision"
+    def explain(self, state: MegaGemState, player: int, action: int) -> str:
         if state.phase == BID:
             if action >= self.reveal_offset:
                 return "this is a bidding decision; reveal actions are not allowed"
             limit = rules.bid_limit(state, player)
             if action > limit:
                 return f"bid {action} exceeds the limit of {limit} (coins{' + loan' if limit > state.coins[player] else ''})"
-            return None
+            return "legal"
         if action < self.reveal_offset:
             return "the winner must reveal a gem from its hand, not bid"
         colour = action - self.reveal_offset
         if state.hands[player][colour] == 0:
             return f"no {COLOURS[colour]} gem in hand"
-        return None
+        return "legal"
 
-    def apply_legal(self, state: MegaGemState, player: int, action: int) -> None:
+    def play(self, state: MegaGemState, player: int, action: int) -> None:
         if state.phase == BID:
             rules.place_bid(state, self.opts, player, action)
         else:

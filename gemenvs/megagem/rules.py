@@ -98,6 +98,7 @@ class MegaGemState:
     last_winner: int = -1
     tie_queue: list[int] = field(default_factory=list)  # queue order for tie_break="queue"
     history: list[AuctionRecord] = field(default_factory=list)
+    log: list[list[int]] = field(default_factory=list)  # [seat, action, forced] of every decision (core)
 
     def copy(self) -> "MegaGemState":
         """An independent deep copy (its RNG continues identically)."""

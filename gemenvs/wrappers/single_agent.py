@@ -1,0 +1,269 @@
+"""One learner seat of any gemenvs AEC game as a ``gymnasium.Env``, the other seats played by opponents.
+
+``reset`` draws the learner's seat (or uses a fixed one) and the opponents of the episode,
+then plays the opponents until the learner is to act. ``step`` plays the learner's action and
+then the opponents again, until the learner is to act or the game ends. The reward is always
+**the learner's own** reward from the AEC environment, summed over every step played since the
+learner's last decision (so a lost game returns the learner's negative reward, never the
+winner's; compare PettingZoo issue #1147).
+
+The observation is the learner's flat observation vector; the legal-action mask comes from
+:meth:`SingleAgentEnv.action_masks` (what sb3-contrib's MaskablePPO calls, through
+``SubprocVecEnv`` too) and from ``info["action_mask"]``. Opponents see only what the AEC
+environment shows their own seat.
+
+Opponents can be given as:
+
+* a baseline name (``"random"``, ``"heuristic"``, ...): a fresh copy in every other seat;
+* the path of a saved policy (``.zip`` from MaskablePPO, ``.npz`` from ``PolicyAgent.save``);
+* an :class:`~gemenvs.agents.base.Agent` object (the same object plays every other seat);
+* a list of the above, one per opponent seat, in clockwise order from the learner;
+* an :class:`OpponentSampler`, asked for new opponents before every episode (the self-play pool).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from gemenvs.agents.base import Agent
+
+#: what an opponent seat can be given as (see the module docstring)
+OpponentSpec = str | Agent
+
+
+@runtime_checkable
+class OpponentSampler(Protocol):
+    """Chooses the opponents of each episode (for example a self-play pool)."""
+
+    def sample(self, env, rng: np.random.Generator, num_opponents: int) -> tuple[str, list[Agent]]:
+        """A label of the draw (for statistics) and one agent per opponent seat, clockwise from the learner."""
+
+
+def is_policy_path(name: str) -> bool:
+    """Whether an opponent name refers to a saved policy file rather than a baseline agent."""
+    return name.endswith((".zip", ".npz"))
+
+
+def build_opponent(game: str, spec: OpponentSpec, aec_env, seed: int | None = None) -> Agent:
+    """Turn one opponent spec (baseline name, policy path or Agent) into an agent for ``aec_env``.
+
+    A policy file is read with :meth:`PolicyAgent.load` (weights and plain metadata only, never
+    code) and must fit the game's observation and action sizes; an unknown baseline name is a
+    ``ValueError`` that lists the known ones.
+    """
+    if isinstance(spec, str):
+        if is_policy_path(spec):
+            from gemenvs.agents.policy import PolicyAgent
+
+            agent = PolicyAgent.load(spec, deterministic=False, seed=seed)
+            first = aec_env.possible_agents[0]
+            obs_size = int(np.prod(aec_env.observation_space(first)["observation"].shape))
+            actions = int(aec_env.action_space(first).n)
+            if (agent.observation_size, agent.num_actions) != (obs_size, actions):
+                raise ValueError(f"policy {spec!r} reads {agent.observation_size} observation values and plays "
+                                 f"{agent.num_actions} actions, but this {game} environment has {obs_size} and "
+                                 f"{actions}: was it trained on another game or player count?")
+            return agent
+        from gemenvs.agents.registry import make_agent
+
+        return make_agent(game, spec, aec_env, seed=seed)
+    if isinstance(spec, Agent):
+        return spec
+    raise TypeError(f"an opponent must be a baseline name, a policy path or an Agent; got {spec!r}")
+
+
+class FixedOpponents:
+    """The same opponents every episode (one spec per seat, or one spec for every seat), built by
+    :meth:`build` when the environment is made, so a bad name or file fails there."""
+
+    def __init__(self, specs: OpponentSpec | Sequence[OpponentSpec]):
+        if not isinstance(specs, (str, Agent)):
+            if isinstance(specs, (bytes, dict)) or not isinstance(specs, Sequence) or not specs:
+                raise TypeError("opponents must be a baseline name, a policy path, an Agent, a non-empty list of "
+                                f"those, or an OpponentSampler; got {specs!r}")
+            for spec in specs:
+                if not isinstance(spec, (str, Agent)):
+                    raise TypeError(f"each opponent must be a baseline name, a policy path or an Agent; got {spec!r}")
+        self.specs = specs
+        self.agents: list[Agent] | None = None
+        self.label = ""
+
+    def build(self, env, num_opponents: int) -> None:
+        """Build one agent per opponent seat of ``env`` (a ``ValueError`` names a bad spec)."""
+        specs = [self.specs] * num_opponents if isinstance(self.specs, (str, Agent)) else list(self.specs)
+        if len(specs) != num_opponents:
+            raise ValueError(f"{len(specs)} opponents given for {num_opponents} opponent seats")
+        game = env.unwrapped.game.name
+        self.agents = [build_opponent(game, s, env) for s in specs]
+        self.label = "+".join(s if isinstance(s, str) else type(s).__name__ for s in specs)
+
+    def sample(self, env, rng: np.random.Generator, num_opponents: int) -> tuple[str, list[Agent]]:
+        """The agents built once, the same every episode."""
+        if self.agents is None:
+            self.build(env, num_opponents)
+        return self.label, self.agents
+
+
+def check_learner_seat(seat: Any, num_players: int) -> int | None:
+    """``seat`` as a plain int seat of a ``num_players`` game, or None; anything else is an error naming it."""
+    if seat is None:
+        return None
+    if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)):
+        raise TypeError(f"learner_seat must be an int seat in 0..{num_players - 1} or None; got {seat!r}")
+    if not 0 <= seat < num_players:
+        raise ValueError(f"learner_seat must be in 0..{num_players - 1} or None; got {seat!r}")
+    return int(seat)
+
+
+def make_aec_env(env_id: str, **options):
+    """An AEC environment from PettingZoo's registry (``import gemenvs`` registers the suite's games)."""
+    import pettingzoo
+
+    import gemenvs  # noqa: F401 - registers the suite's environments
+
+    return pettingzoo.make("aec", env_id, **options)
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """A gymnasium view of one learner seat of an AEC game (see the module docstring).
+
+    Args:
+        env_id: PettingZoo registry id of the game, e.g. ``"gemenvs/MegaGem-v0"``.
+        opponents: who plays the other seats (see the module docstring); names, files and the number
+            of opponents are checked here, so a bad one fails at construction, not at ``reset``.
+        learner_seat: the learner's seat, or ``None`` to draw it uniformly every episode.
+        illegal_action: ``"terminate"`` ends the episode with the env's illegal-action reward for
+            the learner (what ``check_env``'s random actions need); ``"raise"`` raises.
+        render_mode: ``"ansi"`` or ``"human"`` (the game's text picture, seen by the learner).
+        env_fn: build the AEC environment with this instead of ``env_id`` (given the options).
+        **options: game and reward options passed to the AEC environment (``num_players``, ``reward``...).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(self, env_id: str = "gemenvs/MegaGem-v0", opponents: Any = "random",
+                 learner_seat: int | None = None, illegal_action: str = "terminate",
+                 render_mode: str | None = None, env_fn: Callable[..., Any] | None = None, **options):
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(f"illegal_action must be 'terminate' or 'raise'; got {illegal_action!r}")
+        make = env_fn or (lambda **kw: make_aec_env(env_id, **kw))
+        self.aec = make(illegal_action=illegal_action, render_mode=render_mode, **options)
+        self.raw = self.aec.unwrapped
+        self.agent_names = list(self.raw.possible_agents)
+        self.num_players = len(self.agent_names)
+        self.learner_seat = check_learner_seat(learner_seat, self.num_players)
+        if isinstance(opponents, OpponentSampler):
+            self.opponents: OpponentSampler = opponents
+        else:
+            fixed = FixedOpponents(opponents)
+            fixed.build(self.aec, self.num_players - 1)
+            self.opponents = fixed
+        self.render_mode = render_mode
+        first = self.agent_names[0]
+        self.observation_space = self.raw.observation_space(first)["observation"]
+        self.action_space = spaces.Discrete(int(self.raw.action_space(first).n))
+        self.learner = first
+        self.seat = 0
+        self.episode_label = ""
+        self._seat_agents: dict[str, Agent] = {}
+        self._mask = np.zeros(self.action_space.n, dtype=np.int8)
+        self._last_obs = np.zeros(self.observation_space.shape, dtype=np.float32)
+        self._over = True
+
+    # ------------------------------------------------------------------ gymnasium API
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start an episode: draw the seat and opponents, play until the learner is to act."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        for _ in range(100):  # redeal a game that ends before the learner ever acts
+            self.seat = int(rng.integers(self.num_players)) if self.learner_seat is None else self.learner_seat
+            self.learner = self.agent_names[self.seat]
+            label, agents = self.opponents.sample(self.aec, rng, self.num_players - 1)
+            self.episode_label = label
+            others = [self.agent_names[(self.seat + k) % self.num_players] for k in range(1, self.num_players)]
+            self._seat_agents = dict(zip(others, agents))
+            for agent in agents:
+                agent.reset(seed=int(rng.integers(2**31)))
+            self.aec.reset(seed=int(rng.integers(2**31)))
+            self._over = False
+            self._play_opponents()  # rewards before the learner's first decision are zero in every game
+            if not self._over:
+                break
+        else:
+            raise RuntimeError("100 games in a row ended before the learner's first decision")
+        return self._observation(), {"action_mask": self._mask.copy(), "learner_seat": self.seat}
+
+    def step(self, action):
+        """Play the learner's ``action``, then the opponents until the learner acts again or the game ends."""
+        if self._over:
+            raise RuntimeError("step() called after the episode ended: call reset() first")
+        self.aec.step(action)
+        reward = float(self.raw.rewards[self.learner])
+        reward += self._play_opponents()
+        info: dict[str, Any] = {"action_mask": self._mask.copy()}
+        if self._over:
+            info.update(self._final_info())
+        return self._observation(), reward, self._over, False, info
+
+    def update_opponents(self, *args, **kwargs) -> None:
+        """Forward to the opponent sampler's ``update`` (how a trainer reaches worker processes)."""
+        self.opponents.update(*args, **kwargs)
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal-action mask now (all zero once the episode is over)."""
+        return self._mask.astype(bool)
+
+    def render(self):
+        """The game's text picture (``render_mode`` ``"ansi"`` returns it, ``"human"`` prints it)."""
+        return self.aec.render()
+
+    def close(self) -> None:
+        """Close the AEC environment."""
+        self.aec.close()
+
+    # ------------------------------------------------------------------ internals
+
+    def _play_opponents(self) -> float:
+        """Step opponents until the learner is to act or the game ends; the learner's reward meanwhile."""
+        reward = 0.0
+        raw = self.raw
+        while True:
+            if raw.terminations[self.learner] or raw.truncations[self.learner]:
+                self._over = True
+                self._mask = np.zeros(self.action_space.n, dtype=np.int8)
+                return reward
+            name = raw.agent_selection
+            obs = raw.observe(name)
+            if name == self.learner:
+                self._mask = obs["action_mask"]
+                self._last_obs = obs["observation"]
+                return reward
+            action = self._seat_agents[name].act(obs["observation"], obs["action_mask"])
+            self.aec.step(action)
+            reward += float(raw.rewards[self.learner])
+
+    def _observation(self) -> np.ndarray:
+        if self._over:
+            return np.asarray(self.raw.observe(self.learner)["observation"], dtype=np.float32).copy()
+        return np.asarray(self._last_obs, dtype=np.float32).copy()
+
+    def _final_info(self) -> dict[str, Any]:
+        """Outcome of the finished game for the learner: win share, score and margin when the game scored."""
+        info: dict[str, Any] = {"learner_seat": self.seat, "opponent": self.episode_label}
+        final = self.raw.infos.get(self.learner, {})
+        if "illegal_action" in final:
+            info["illegal_action"] = final["illegal_action"]["reason"]
+            info["win_share"] = 0.0
+            return info
+        winners = final.get("winners", [])
+        info["win_share"] = 1.0 / len(winners) if self.learner in winners else 0.0
+        if "scores" in final:
+            scores = final["scores"]
+            info["score"] = float(scores[self.learner])
+            info["margin"] = float(scores[self.learner] - max(v for k, v in scores.items() if k != self.learner))
+        return info
