@@ -5,7 +5,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from gemenvs.core.spec import ObservationSpec
+from gemenvs.core.spec import ActionSpec, ObservationSpec
 
 
 @runtime_checkable
@@ -20,21 +20,26 @@ class Agent(Protocol):
 
 
 class BaseAgent:
-    """Convenience base: holds the observation spec, the number of actions and a seeded RNG."""
+    """Convenience base: holds the observation spec, the action spec, the number of actions and a seeded RNG."""
 
     #: short name used in result tables and configs
     name = "agent"
 
-    def __init__(self, spec: ObservationSpec | None = None, num_actions: int | None = None, seed: int | None = None):
+    def __init__(self, spec: ObservationSpec | None = None, num_actions: int | None = None, seed: int | None = None,
+                 action_spec: ActionSpec | None = None):
         self.spec = spec
+        self.action_spec = action_spec
+        if num_actions is None and action_spec is not None:
+            num_actions = action_spec.size
         self.num_actions = num_actions
         self.rng = np.random.default_rng(seed)
 
     @classmethod
     def for_env(cls, env, seed: int | None = None, **kwargs):
-        """Build the agent for an environment (reads only its observation spec and action space)."""
+        """Build the agent for an environment (reads only its observation spec, action spec and action space)."""
         agent = env.possible_agents[0]
-        return cls(spec=env.unwrapped.observation_spec, num_actions=int(env.action_space(agent).n), seed=seed, **kwargs)
+        return cls(spec=env.unwrapped.observation_spec, num_actions=int(env.action_space(agent).n), seed=seed,
+                   action_spec=env.unwrapped.action_spec, **kwargs)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:

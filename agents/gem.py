@@ -34,8 +34,8 @@ class GemGreedyAgent(BaseAgent):
 
     name = "greedy"
 
-    def __init__(self, spec=None, num_actions=None, seed=None):
-        super().__init__(spec, num_actions, seed)
+    def __init__(self, spec=None, num_actions=None, seed=None, action_spec=None):
+        super().__init__(spec, num_actions, seed, action_spec)
         self.layout = ActionLayout.from_spec(spec, num_actions)
         self.n = spec["capital"].size
 

@@ -222,8 +222,9 @@ def _mission_gain(missions: tuple, before: tuple, gems: tuple, progress: tuple) 
 class _MegaGemAgent(BaseAgent):
     """Shared plumbing: the decoder and the bid/reveal split of the action space."""
 
-    def __init__(self, spec: ObservationSpec | None = None, num_actions: int | None = None, seed: int | None = None):
-        super().__init__(spec, num_actions, seed)
+    def __init__(self, spec: ObservationSpec | None = None, num_actions: int | None = None, seed: int | None = None,
+                 action_spec=None):
+        super().__init__(spec, num_actions, seed, action_spec)
         self.decode = Decoder(spec)
         if num_actions is None:
             raise ValueError("MegaGem agents need num_actions (use Agent.for_env(env))")
@@ -318,8 +319,8 @@ class HeuristicBidder(_MegaGemAgent):
     PARAMS = ("progress", "psi", "share", "lam_max", "deny", "prior_ratios", "prior_fracs", "history_len")
 
     def __init__(self, spec: ObservationSpec | None = None, num_actions: int | None = None, seed: int | None = None,
-                 **params):
-        super().__init__(spec, num_actions, seed)
+                 action_spec=None, **params):
+        super().__init__(spec, num_actions, seed, action_spec)
         for k, val in params.items():
             if k not in self.PARAMS:
                 raise TypeError(f"unknown HeuristicBidder parameter {k!r}")

@@ -64,6 +64,7 @@ class GameEnvBase:
         self.render_mode = self.settings.render_mode
         self.game: Game = self.game_class(**game_options)
         self.observation_spec = self.game.spec
+        self.action_spec = self.game.action_spec
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = observation_space_for(self.game)
