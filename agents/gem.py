@@ -13,7 +13,6 @@ from itertools import combinations
 import numpy as np
 
 from gemenvs.agents.base import BaseAgent, legal_actions
-from gemenvs.gem.actions import ActionLayout
 
 PHASES = ("bid", "pay", "take", "reinvest")
 
@@ -36,8 +35,16 @@ class GemGreedyAgent(BaseAgent):
 
     def __init__(self, spec=None, num_actions=None, seed=None, action_spec=None):
         super().__init__(spec, num_actions, seed, action_spec)
-        self.layout = ActionLayout.from_spec(spec, num_actions)
+        if spec is None or action_spec is None:
+            raise ValueError("GemGreedyAgent needs the observation and action specs (use GemGreedyAgent.for_env(env))")
         self.n = spec["capital"].size
+        self.bids = action_spec["bid"]
+        self.pass_ = action_spec["pass"].start
+        self.take = action_spec["take"]
+        self.pay_coin = action_spec["pay_coin"]
+        self.pay_card = action_spec["pay_card"]
+        self.reinvest = action_spec["reinvest"]
+        self.end = action_spec["end"].start
 
     # ------------------------------------------------------------------ reading the observation
     def _read(self, observation: np.ndarray) -> dict:
@@ -78,7 +85,7 @@ class GemGreedyAgent(BaseAgent):
             a = self._reinvest(d, legal)
         if a in legal:
             return a
-        for fallback in (self.layout.pass_, self.layout.end):
+        for fallback in (self.pass_, self.end):
             if fallback in legal:
                 return fallback
         return int(min(legal))
@@ -89,7 +96,6 @@ class GemGreedyAgent(BaseAgent):
         return [(j, int(round(d["coin_value"][j]))) for j in range(up.size) if up[j]]
 
     def _bid(self, d: dict, legal: set[int]) -> int:
-        lay = self.layout
         gains = {c: self._gain(d, c) for c in d["face_up"]}
         best = max(gains, key=gains.get)
         coin_capital = sum(v for _, v in self._coins(d))
@@ -105,13 +111,12 @@ class GemGreedyAgent(BaseAgent):
         safe = max([lowest] + [int(capitals[k]) for k in later])
         if gains[best] > 0 and safe <= budget and safe in legal:
             return safe
-        if lay.pass_ in legal:
-            return lay.pass_
-        return min(a for a in legal if a <= lay.max_bid)
+        if self.pass_ in legal:
+            return self.pass_
+        return min(a for a in legal if a in self.bids)
 
     def _pay(self, d: dict, legal: set[int], owed: int) -> int:
         """Pay with the coin subset of least total covering ``owed``; gem cards only if coins fall short."""
-        lay = self.layout
         coins = self._coins(d)
         best = None
         for r in range(1, len(coins) + 1):
@@ -121,30 +126,28 @@ class GemGreedyAgent(BaseAgent):
                     best = (total, sub)
         if best is not None:
             j = max(best[1], key=lambda x: x[1])[0]
-            return lay.pay_coin + j
+            return self.pay_coin[j]
         if coins:
-            return lay.pay_coin + max(coins, key=lambda x: x[1])[0]
+            return self.pay_coin[max(coins, key=lambda x: x[1])[0]]
         # gem cards: the one losing the fewest points per unit paid
         mine = [c for c in range(len(d["held_by"])) if d["held_by"][c] == 0 and d["held_invested"][c]]
         if not mine:
             return min(legal)
         base = d["potential"][0]
         card = min(mine, key=lambda c: self._gain(d, c, base - d["gems"][c]) / max(d["card_value"][c], 1e-9))
-        return lay.pay_card + card
+        return self.pay_card[card]
 
     def _take(self, d: dict, legal: set[int]) -> int:
-        lay = self.layout
-        options = [c for c in d["face_up"] if lay.take + c in legal]
-        return lay.take + max(options, key=lambda c: (self._gain(d, c), -d["card_cost"][c]))
+        options = [c for c in d["face_up"] if self.take[c] in legal]
+        return self.take[max(options, key=lambda c: (self._gain(d, c), -d["card_cost"][c]))]
 
     def _reinvest(self, d: dict, legal: set[int]) -> int:
-        lay = self.layout
         credit = int(round(d["credit"][0]))
         # own LEVERAGED gem cards that did not pay into credit in this phase
         targets = [c for c in range(len(d["held_by"]))
                    if d["held_by"][c] == 0 and not d["held_invested"][c] and d["card_locked"][c, 0] < 0.5]
         if not targets:
-            return lay.end
+            return self.end
         # points per cost: a LEVERAGED card already counts in the potential, so value its own gems
         # plus the majorities it secures against the INVESTED counts only
         inv = np.rint(d["invested_gems"]).astype(float)
@@ -157,11 +160,11 @@ class GemGreedyAgent(BaseAgent):
         coin_total = sum(v for _, v in coins)
         for c in ranked:
             cost = int(round(d["card_cost"][c]))
-            if cost <= credit and lay.reinvest + c in legal:
-                return lay.reinvest + c
+            if cost <= credit and self.reinvest[c] in legal:
+                return self.reinvest[c]
             if cost <= credit + coin_total:
                 return self._pay(d, legal, cost - credit)
-        return lay.end
+        return self.end
 
 
 __all__ = ["GemGreedyAgent", "points"]

@@ -80,7 +80,7 @@ def test_masks_follow_the_engine_and_observations_stay_in_bounds():
             env.step(None)
             continue
         state = env.unwrapped.game_state
-        legal = game.legal_actions(state)
+        legal = game.legal_actions(state, env.unwrapped.agent_name_mapping[agent]).tolist()
         assert np.flatnonzero(obs["action_mask"]).tolist() == legal and len(legal) >= 2
         for other in env.agents:
             if other != agent:

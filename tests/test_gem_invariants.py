@@ -11,8 +11,10 @@ option. After every decision the test checks, against the rulebook and CLARIFICA
   to INVESTED per reinvestment; coin cards are all INVESTED at the start of every round;
 * bids in an auction strictly increase, never exceed the bidder's capital, and what the
   winner owes and the reinvesting player's credit are never negative;
-* each mask is exactly what ``illegal_reason`` accepts (every action id, every seat, in every
-  40th game), and every decision asked of a seat has at least two legal actions;
+* each mask is exactly what ``why_illegal`` accepts, and the rules' own words
+  (``rules.explain``) find something against every masked-out action of the seat to act and
+  nothing against a legal one (every action id, every seat, in every 40th game); every
+  decision asked of a seat has at least two legal actions, and ``forced_action`` agrees;
 * games end after the last round with every card held and all coins INVESTED, the score
   breakdown adds up, the winners follow the tiebreak, and states survive to_dict/from_dict.
 """
@@ -24,7 +26,7 @@ import random
 import numpy as np
 import pytest
 
-from gemenvs.gem import Gem
+from gemenvs.gem import Gem, rules
 from gemenvs.gem.rules import BID, OVER, PASSED, PAY, REINVEST, TAKE, capital, invested_gems
 
 NUM_GAMES = 2004  # 167 games for each of the 12 option combinations
@@ -32,6 +34,7 @@ NUM_CHUNKS = 6
 FULL_CHECK_EVERY = 40
 ROUND_TRIP_EVERY = 20
 
+PASS = Gem().action_spec["pass"][0]  # the same id for every player count and option
 OPTION_GRID = list(itertools.product((2, 3, 4), ("value_minus_one", "value"), (False, True)))
 GAMES: dict[tuple, Gem] = {}
 
@@ -90,10 +93,10 @@ class Snapshot:
 
 def check_transition(g: Gem, before: Snapshot, after) -> None:
     """Ownership and sides changed exactly as the new log entries say."""
-    lay, final = g.layout, g.cfg.num_rounds
+    final = g.cfg.num_rounds
     new = after.log[before.logged:]
-    assert new and new[0][2] == 0 and all(auto == 1 for _, _, auto in new[1:])
-    kinds = [lay.decode(a)[0] for _, a, _ in new]
+    assert new and new[0][2] == 0 and all(forced == 1 for _, _, forced in new[1:])
+    kinds = [g.action_spec.decode(a)[0] for _, a, _ in new]
     took = [c for c in range(g.cfg.num_cards) if before.owner[c] < 0 <= after.owner[c]]
     assert len(took) == kinds.count("take")
     assert all(before.owner[c] == after.owner[c] for c in range(g.cfg.num_cards) if before.owner[c] >= 0)
@@ -110,14 +113,18 @@ def check_transition(g: Gem, before: Snapshot, after) -> None:
 
 
 def check_full_mask(g: Gem, s) -> None:
-    """Every action id of every seat: masked exactly when illegal_reason accepts it."""
+    """Every action id of every seat: masked exactly when why_illegal accepts it, and the rules'
+    words (explain) agree with the mask for the seat to act."""
     for p in range(g.num_players):
         mask = g.legal_mask(s, p)
         for a in range(g.num_actions):
-            reason = g.illegal_reason(s, p, a)
+            reason = g.why_illegal(s, p, a)
             assert (reason is None) == bool(mask[a]), \
                 f"seat {p} action {a} ({g.action_name(a)}): mask {mask[a]}, reason {reason}"
             assert reason is None or reason  # reasons are non-empty text
+            if p == s.current:
+                words = rules.explain(s, g.cfg, p, a)
+                assert (words is None) == bool(mask[a]), f"explain disagrees with the mask on {g.action_name(a)}"
         if p != s.current:
             assert not mask.any()
 
@@ -146,8 +153,8 @@ def choose(g: Gem, s, legal: list[int], rng: random.Random) -> int:
     """A random legal action, biased towards passing and bidding the minimum."""
     if s.phase == BID:
         r = rng.random()
-        if r < 0.3 and g.layout.pass_ in legal:
-            return g.layout.pass_
+        if r < 0.3 and PASS in legal:
+            return PASS
         if r < 0.5:
             return legal[0]
     return legal[rng.randrange(len(legal))]
@@ -162,8 +169,9 @@ def play_checked(game_index: int) -> None:
     check_places(g, s)
     mid = None
     while s.phase != OVER:
-        legal = g.legal_actions(s)
+        legal = rules.legal_actions(s, g.cfg)
         assert len(legal) >= 2, "a decision with a single legal action must be played by the engine"
+        assert g.forced_action(s, s.current) is None
         assert list(np.flatnonzero(g.legal_mask(s, s.current))) == legal
         if full:
             check_full_mask(g, s)
@@ -195,7 +203,7 @@ def test_determinism():
             obs = []
             while s.phase != OVER:
                 obs.append(g.observe(s, s.current))
-                g.apply(s, s.current, choose(g, s, g.legal_actions(s), rng))
+                g.apply(s, s.current, choose(g, s, rules.legal_actions(s, g.cfg), rng))
             logs.append((s.to_dict(), np.stack(obs)))
         assert logs[0][0] == logs[1][0]
         assert np.array_equal(logs[0][1], logs[1][1])

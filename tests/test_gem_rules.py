@@ -4,7 +4,7 @@ Sources: the GEM rulebook (``rules/001_5307ad0530dc1182.txt``) and the GEM secti
 ``rules/CLARIFICATIONS.md`` (which wins where they differ); "C4" below means GEM clarification 4.
 
 Games start from a hand-picked deal (:func:`start`) and are driven only through
-``Gem.apply``. Seat ``i+1`` sits to the left (clockwise) of seat ``i``. With the default
+``Gem.apply`` (the core engine, which also plays and logs the forced decisions). Seat ``i+1`` sits to the left (clockwise) of seat ``i``. With the default
 manifest the gem cards are: 0-2 Diamond (value 2, cost 1); 3-7 the pairs Sapphire, Ruby,
 Emerald, Amethyst, Topaz (value 4, cost 3); 8-17 the mixed pairs (value 3, cost 2):
 8 Sa+Ru, 9 Sa+Em, 10 Sa+Am, 11 Sa+To, 12 Ru+Em, 13 Ru+Am, 14 Ru+To, 15 Em+Am, 16 Em+To, 17 Am+To.
@@ -17,8 +17,10 @@ import json
 
 import pytest
 
-from gemenvs.core.engine import IllegalActionError
-from gemenvs.gem import Gem, ManifestError, StateError, load_manifest
+import numpy as np
+
+from gemenvs.core.engine import IllegalActionError, StateError
+from gemenvs.gem import Gem, ManifestError, load_manifest
 from gemenvs.gem import rules
 from gemenvs.gem.data import DEFAULT_MANIFEST
 from gemenvs.gem.rules import BID, OVER, PASSED, PAY, REINVEST, TAKE
@@ -36,33 +38,38 @@ def start(n=3, deal=None, **options):
 
 
 class Act:
-    """Readable action ids for one game."""
+    """Readable action ids for one game, from its action spec."""
 
     def __init__(self, g: Gem):
-        self.lay = g.layout
+        self.spec = g.action_spec
 
     def bid(self, x):
-        return self.lay.encode("bid", x)
+        return self.spec["bid"][x]
 
     @property
     def pass_(self):
-        return self.lay.pass_
+        return self.spec["pass"][0]
 
     def take(self, c):
-        return self.lay.encode("take", c)
+        return self.spec["take"][c]
 
     def coin(self, value):
-        return self.lay.encode("pay_coin", value - 1)
+        return self.spec["pay_coin"][value - 1]
 
     def card(self, c):
-        return self.lay.encode("pay_card", c)
+        return self.spec["pay_card"][c]
 
     def reinvest(self, c):
-        return self.lay.encode("reinvest", c)
+        return self.spec["reinvest"][c]
 
     @property
     def end(self):
-        return self.lay.end
+        return self.spec["end"][0]
+
+
+def legal(g, s):
+    """The legal action ids of the seat to act, as a list."""
+    return [int(a) for a in g.legal_actions(s, s.current)]
 
 
 def play(g, s, steps):
@@ -137,10 +144,12 @@ def test_a_different_manifest_is_an_option(tmp_path):
     assert g.manifest.num_cards == 12 and g.cfg.num_rounds == 4 and g.manifest.num_coins == 4
     # bids 0..(6 coins + 3 Diamonds x 2 + 5 pairs x 4 + 4 mixed x 3 = 44), pass, 3 x 12 card actions,
     # 4 coin payments, end
-    assert g.layout.max_bid == 44 and g.num_actions == 45 + 1 + 36 + 4 + 1
+    assert g.action_spec["bid"].size == 45 and g.num_actions == 45 + 1 + 36 + 4 + 1
+    # repeated coin values get their index in the label
+    assert g.action_spec.label(g.action_spec["pay_coin"][1]) == "pay_coin[1 (coin card 1)]"
     s = g.new_state(5)
     while not g.is_over(s):
-        g.apply(s, s.current, g.legal_actions(s)[-1])
+        g.apply(s, s.current, legal(g, s)[-1])
     assert sum(s.owner[c] >= 0 for c in range(12)) == 12
 
 
@@ -163,9 +172,10 @@ def test_option_validation():
 def test_setup_stacks_and_coins(n, sizes):
     g = Gem(num_players=n)
     s = g.new_state(11)
-    assert [len(x) for x in s.deal] == sizes
-    assert sorted(c for x in s.deal for c in x) == list(range(18))
-    assert s.round == 1 and s.face_up == sorted(s.deal[0]) and s.stacks == s.deal[1:]
+    deal = rules.deal_stacks(g.cfg, 11)
+    assert [len(x) for x in deal] == sizes
+    assert sorted(c for x in deal for c in x) == list(range(18))
+    assert s.seed == 11 and s.round == 1 and s.face_up == sorted(deal[0]) and s.stacks == deal[1:]
     assert s.coins == [[True] * 3 for _ in range(n)]  # 1, 2, 3 coin cards, INVESTED
     assert s.owner == [-1] * 18
     assert s.phase == BID and s.current == 0 and s.opener == 0  # seat 0 is left of the dealer
@@ -173,8 +183,8 @@ def test_setup_stacks_and_coins(n, sizes):
 
 def test_deal_depends_on_seed_only():
     g = Gem()
-    assert g.new_state(3).deal == g.new_state(3).deal
-    assert g.new_state(3).deal != g.new_state(4).deal
+    assert g.new_state(3) == g.new_state(3)
+    assert g.new_state(3).stacks != g.new_state(4).stacks
 
 
 # ----------------------------------------------------------------------------- auctions (C4-C6)
@@ -185,9 +195,9 @@ def test_once_around_bidding_and_passing():
     # seat 0 opens with 1, seat 1 passes, seat 2 bids 3: everyone has bid once, seat 2 wins
     play(g, s, [(0, a.bid(1)), (1, a.pass_)])
     assert s.bids == [1, PASSED, None]
-    assert g.illegal_reason(s, 2, a.bid(1)) == "bid 1 does not beat the highest bid 1"
-    assert g.illegal_reason(s, 2, a.bid(7)) == "bid 7 exceeds the 6 that the player's INVESTED cards can pay"
-    assert g.illegal_reason(s, 0, a.bid(5)) == "it is player 2's decision, not player 0's"
+    assert g.why_illegal(s, 2, a.bid(1)) == "bid 1 does not beat the highest bid 1"
+    assert g.why_illegal(s, 2, a.bid(7)) == "bid 7 exceeds the 6 that the player's INVESTED cards can pay"
+    assert g.why_illegal(s, 0, a.bid(5)) == "it is not player 0's decision (to act: 2)"
     play(g, s, [(2, a.bid(3))])
     assert s.phase == PAY and s.winner == 2 and s.owed == 3 and s.current == 2
     # the bidding did not go around again: seats 0 and 1 get no second bid
@@ -198,7 +208,7 @@ def test_once_around_bidding_and_passing():
 def test_opener_must_bid_and_wins_when_all_pass():
     g, s = start()
     a = Act(g)
-    assert g.illegal_reason(s, 0, a.pass_) == "the opening bidder must bid (0 or more); opener_may_pass is False"
+    assert g.why_illegal(s, 0, a.pass_) == "the opening bidder must bid (0 or more); opener_may_pass is False"
     assert g.legal_mask(s, 0)[a.pass_] == 0
     # the opener bids 0, both others pass: a bid of 0 wins and pays nothing (rulebook step 3)
     play(g, s, [(0, a.bid(0)), (1, a.pass_), (2, a.pass_)])
@@ -214,7 +224,7 @@ def test_opener_must_bid_and_wins_when_all_pass():
 def test_opener_may_pass_option():
     g, s = start(opener_may_pass=True)
     a = Act(g)
-    assert g.illegal_reason(s, 0, a.pass_) is None
+    assert g.why_illegal(s, 0, a.pass_) is None
     # the opener passes: the next bidder may now bid 0
     play(g, s, [(0, a.pass_)])
     assert g.legal_mask(s, 1)[a.bid(0)] == 1
@@ -229,10 +239,10 @@ def test_payment_one_card_at_a_time_without_change():
     play(g, s, [(0, a.bid(4)), (1, a.pass_), (2, a.pass_)])
     assert s.phase == PAY and s.owed == 4
     # only the winner's INVESTED cards may pay; nothing else is legal
-    assert g.illegal_reason(s, 0, a.take(0)).startswith("the winner must pay its bid (4 left)")
+    assert g.why_illegal(s, 0, a.take(0)).startswith("the winner must pay its bid (4 left)")
     play(g, s, [(0, a.coin(3))])
     assert s.phase == PAY and s.owed == 1 and s.coins[0] == [True, True, False]
-    assert g.illegal_reason(s, 0, a.coin(3)) == "coin card 3 is LEVERAGED already"
+    assert g.why_illegal(s, 0, a.coin(3)) == "coin card 3 is LEVERAGED already"
     # 3 + 2 = 5 covers 4: the payment ends at once, no change, the coin 1 stays INVESTED
     play(g, s, [(0, a.coin(2))])
     assert s.phase == TAKE and s.owed == 0 and s.coins[0] == [True, False, False]
@@ -261,7 +271,7 @@ def test_full_round_with_forced_decisions_and_reinvestment_order():
     assert s.phase == REINVEST and s.current == 2 and s.reinvest_first == 2
     play(g, s, [(2, a.coin(2)), (2, a.reinvest(0))])
     assert s.invested[0] and s.credit == 1
-    assert g.illegal_reason(s, 2, a.reinvest(3)) == "gem card 3 (Sapphire+Sapphire) costs 3, credit is 1"
+    assert g.why_illegal(s, 2, a.reinvest(3)) == "gem card 3 (Sapphire+Sapphire) costs 3, credit is 1"
     # seat 2 pays its last coin (credit 2 < 3) and has nothing left to do: its phase ends; seat 0
     # holds no gem card, so its phase ends by itself too
     mark = len(s.log)
@@ -287,7 +297,7 @@ def test_pooled_credit_split_over_several_cards_and_lost_at_the_end():
     play(g, s, [(2, a.bid(0)), (0, a.bid(1)), (1, a.pass_), (0, a.coin(1))])
     # seat 0 won the last card: it reinvests first
     assert s.phase == REINVEST and s.current == 0 and s.owner[8] == 0
-    assert g.illegal_reason(s, 0, a.reinvest(0)) == "gem card 0 (Diamond) costs 1, credit is 0"
+    assert g.why_illegal(s, 0, a.reinvest(0)) == "gem card 0 (Diamond) costs 1, credit is 0"
     # one coin 3 pays for both: Diamond (1) + Sapphire+Ruby (2) = 3
     play(g, s, [(0, a.coin(3)), (0, a.reinvest(8)), (0, a.reinvest(0))])
     assert s.credit == 0 and s.invested[0] and s.invested[8]
@@ -322,7 +332,7 @@ def test_a_paying_card_cannot_be_reinvested_and_vice_versa():
     play(g, s, [(0, a.coin(2)), (0, a.reinvest(0))])  # Diamond reinvested: credit 1
     assert s.invested[0] and s.reinvested == [0]
     # the card just reinvested may not pay in the same phase (rulebook: "NOT both")
-    assert g.illegal_reason(s, 0, a.card(0)) == \
+    assert g.why_illegal(s, 0, a.card(0)) == \
         "gem card 0 (Diamond) was reinvested in this phase and cannot also pay"
     play(g, s, [(0, a.end), (1, a.end)])
     assert s.round == 2
@@ -331,14 +341,14 @@ def test_a_paying_card_cannot_be_reinvested_and_vice_versa():
         if s.phase == BID:
             play(g, s, [(s.current, a.bid(0) if s.current == s.opener else a.pass_)])
         else:
-            play(g, s, [(s.current, g.legal_actions(s)[0])])
+            play(g, s, [(s.current, legal(g, s)[0])])
     assert s.invested[0] and not s.invested[3] and s.owner[3] == 0
     while s.current != 0:
         play(g, s, [(s.current, a.end)])
     # seat 0 pays the INVESTED Diamond into credit (2): it cannot reinvest that same card
     play(g, s, [(0, a.card(0))])
     assert s.paid == [0] and s.credit == 2 and not s.invested[0]
-    assert g.illegal_reason(s, 0, a.reinvest(0)) == \
+    assert g.why_illegal(s, 0, a.reinvest(0)) == \
         "gem card 0 (Diamond) paid into credit in this phase and cannot be reinvested"
     assert g.legal_mask(s, 0)[a.reinvest(0)] == 0
 
@@ -349,7 +359,7 @@ def test_round_six_cards_arrive_invested_and_pay_at_once():
     # everyone plays the cheapest line: opener bids 0, others pass, take the lowest card
     while s.round < 6:
         play(g, s, [(s.current, a.bid(0) if s.phase == BID and s.current == s.opener else
-                     a.pass_ if s.phase == BID else a.end if s.phase == REINVEST else g.legal_actions(s)[0])])
+                     a.pass_ if s.phase == BID else a.end if s.phase == REINVEST else legal(g, s)[0])])
     assert all(not s.invested[c] for c in range(15) if s.owner[c] >= 0)  # rounds 1-5: LEVERAGED
     assert s.face_up == [15, 16, 17] and s.opener == s.current
     opener = s.opener
@@ -373,7 +383,7 @@ def test_reinvest_cost_option():
     play(g, s, [(1, a.bid(0)), (2, a.pass_), (0, a.pass_), (1, a.take(3))])
     play(g, s, [(2, a.bid(0)), (0, a.pass_), (1, a.pass_)])
     play(g, s, [(2, a.coin(2))])
-    assert g.illegal_reason(s, 2, a.reinvest(8)) == "gem card 8 (Sapphire+Ruby) costs 3, credit is 2"
+    assert g.why_illegal(s, 2, a.reinvest(8)) == "gem card 8 (Sapphire+Ruby) costs 3, credit is 2"
     play(g, s, [(2, a.coin(1)), (2, a.reinvest(8))])
     assert s.invested[8]
 
@@ -390,7 +400,7 @@ def test_reinvestment_needs_something_to_reinvest():
     assert s.current == 1
     s2 = s.copy()
     s2.current = 0
-    assert g.illegal_reason(s2, 0, a.coin(2)) == \
+    assert g.why_illegal(s2, 0, a.coin(2)) == \
         "no LEVERAGED gem card left to reinvest in, so there is nothing to pay for"
 
 
@@ -447,37 +457,112 @@ def test_state_round_trip_and_validation():
     g = Gem(num_players=3)
     s = g.new_state(9)
     for _ in range(40):
-        g.apply(s, s.current, g.legal_actions(s)[len(s.log) % len(g.legal_actions(s))])
+        g.apply(s, s.current, legal(g, s)[len(s.log) % len(legal(g, s))])
     d = s.to_dict()
-    assert json.loads(json.dumps(d)) == d
+    assert d["seed"] == 9 and d["log"] == s.log and json.loads(json.dumps(d)) == d
     t = g.state_from_dict(json.loads(json.dumps(d)))
     assert t == s and t is not s
     c = s.copy()
     assert c == s
-    g.apply(c, c.current, g.legal_actions(c)[0])
+    g.apply(c, c.current, legal(g, c)[0])
     assert c != s and s == t
-    bad = copy.deepcopy(d)
-    bad["owner"][bad["face_up"][0]] = 1
-    with pytest.raises(StateError, match="gem card .* is in 2 places"):
-        g.state_from_dict(bad)
-    bad = copy.deepcopy(d)
-    bad["credit"] = 5
-    with pytest.raises(StateError, match="credit is 5, but replaying the log"):
-        g.state_from_dict(bad)
-    bad = copy.deepcopy(d)
-    bad["coins"][0][0] = 1
-    with pytest.raises(StateError, match="coins row must hold booleans"):
-        g.state_from_dict(bad)
-    bad = copy.deepcopy(d)
-    bad["log"][0] = [0, g.layout.pass_, 0]
-    with pytest.raises(StateError, match="log\\[0\\]: action 63 by player 0 is illegal"):
-        g.state_from_dict(bad)
-    bad = copy.deepcopy(d)
-    del bad["round"]
-    with pytest.raises(StateError, match="missing \\['round'\\]"):
-        g.state_from_dict(bad)
-    with pytest.raises(StateError, match="num_players"):
+    # the core replays seed and log; any field the replay does not give is named
+    for field, change, message in [
+        ("owner", lambda b: b["owner"].__setitem__(b["face_up"][0], 1), "field 'owner'"),
+        ("credit", lambda b: b.update(credit=5), "field 'credit'"),
+        ("coins", lambda b: b["coins"][0].__setitem__(0, 1), "field 'coins'"),  # 1 is not True
+        ("log", lambda b: b["log"].__setitem__(0, [0, g.action_spec["pass"][0], 0]),
+         "log\\[0\\]: player 0's action 63 is illegal in the replay: the opening bidder must bid"),
+        ("round", lambda b: b.pop("round"), "missing \\['round'\\]"),
+        ("stacks", lambda b: b.update(stacks=[tuple(x) for x in b["stacks"]]), "not JSON data"),
+    ]:
+        bad = copy.deepcopy(d)
+        change(bad)
+        with pytest.raises(StateError, match=message):
+            g.state_from_dict(bad)
+    with pytest.raises(StateError):
         Gem(num_players=4).state_from_dict(d)
+    # a hand-picked deal has no seed that deals it: it cannot be replayed
+    _, hand_picked = start()
+    with pytest.raises(StateError, match="seed"):
+        g.state_from_dict(hand_picked.to_dict())
+
+
+def test_forced_decisions_are_logged_by_the_core_and_public():
+    g, s = start()
+    a = Act(g)
+    # auction 3 of round 1 (see test_full_round...): taking the last face-up card is forced
+    play(g, s, [(0, a.bid(0)), (1, a.pass_), (2, a.pass_), (0, a.take(0))])
+    play(g, s, [(1, a.bid(0)), (2, a.pass_), (0, a.pass_), (1, a.take(3))])
+    mark = len(s.log)
+    play(g, s, [(2, a.bid(0)), (0, a.pass_), (1, a.pass_)])
+    assert s.log[mark:] == [[2, a.bid(0), 0], [0, a.pass_, 0], [1, a.pass_, 0], [2, a.take(8), 1]]
+    assert g.forced_is_public
+    assert g.visible_log(s, 0)[-1] == (2, a.take(8), True)  # every seat may know it was forced
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_forced_action_agrees_with_the_mask(n):
+    g = Gem(num_players=n, opener_may_pass=n == 3)
+    rng = np.random.default_rng(n)
+    s = g.new_state(n)
+    while not g.is_over(s):
+        # every decision the engine offers has a choice; check forced_action on a copy that
+        # stops before the core plays a forced decision
+        for p in range(n):
+            mask = np.flatnonzero(g.legal_mask(s, p))
+            assert g.forced_action(s, p) == (int(mask[0]) if mask.size == 1 else None)
+        p = s.current
+        acts = legal(g, s)
+        c = s.copy()
+        a = acts[rng.integers(len(acts))]
+        g.play(c, p, a)  # the bare transition: may leave a forced decision pending
+        if not g.is_over(c):
+            mask = np.flatnonzero(g.legal_mask(c, c.current))
+            assert g.forced_action(c, c.current) == (int(mask[0]) if mask.size == 1 else None)
+        g.apply(s, p, a)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_resample_hidden_redeals_only_the_face_down_stacks(seed):
+    g = Gem(num_players=2 + seed % 3)
+    s = g.new_state(seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(rng.integers(0, 60)):
+        if g.is_over(s):
+            break
+        acts = legal(g, s)
+        g.apply(s, s.current, acts[rng.integers(len(acts))])
+    before = s.copy()
+    differs = False
+    for k in range(5):
+        r = g.resample_hidden(s, k % g.num_players, np.random.default_rng(100 + k))
+        assert s == before, "resample_hidden changed the true state"
+        assert [len(x) for x in r.stacks] == [len(x) for x in s.stacks]
+        assert sorted(c for x in r.stacks for c in x) == sorted(c for x in s.stacks for c in x)
+        for p in range(g.num_players):
+            assert np.array_equal(g.observe(r, p), g.observe(s, p))
+            assert np.array_equal(g.legal_mask(r, p), g.legal_mask(s, p))
+            assert g.visible_log(r, p) == g.visible_log(s, p)
+        differs |= r.stacks != s.stacks
+        d, e = r.to_dict(), s.to_dict()
+        assert {k: v for k, v in d.items() if k != "stacks"} == {k: v for k, v in e.items() if k != "stacks"}
+    if sum(len(x) for x in s.stacks) >= 3:
+        assert differs, "five redeals of three or more face-down cards all gave the true stacks"
+
+
+def test_action_spec_labels_and_names():
+    g = Gem()
+    sp = g.action_spec
+    assert sp.names == ["bid", "pass", "take", "pay_coin", "pay_card", "reinvest", "end"]
+    assert sp.size == g.num_actions == 122
+    assert [sp.label(a) for a in (0, 62, 63, 64 + 8, 84, 85, 103 + 17, 121)] == \
+        ["bid[0]", "bid[62]", "pass", "take[8]", "pay_coin[3]", "pay_card[0]", "reinvest[17]", "end"]
+    assert [g.action_name(a) for a in (5, 63, 72, 82, 86, 120, 121)] == [
+        "bid 5", "pass", "take gem card 8 (Sapphire+Ruby)", "pay with coin card 1",
+        "pay with gem card 1 (Diamond)", "reinvest gem card 17 (Amethyst+Topaz)", "end reinvestment"]
+    # the layout does not depend on the player count
+    assert all(Gem(num_players=n).action_spec == sp for n in (2, 4))
 
 
 def test_engine_modules_do_not_import_pettingzoo():

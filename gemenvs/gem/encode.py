@@ -65,7 +65,7 @@ class Encoder:
         self.cfg = cfg
         self.n = cfg.n
         self.spec = build_spec(cfg)
-        self.num_actions = cfg.layout.num_actions
+        self.num_actions = cfg.actions.size
         self._o = {s.name: s.offset for s in self.spec.slices}
         self._scale = {s.name: s.scale for s in self.spec.slices}
         m = cfg.manifest

@@ -4,12 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from gemenvs.core.engine import Game, Results
-from gemenvs.core.spec import ActionSpec
 from gemenvs.gem import rules
+from gemenvs.gem.data import PLAYER_COUNTS
 from gemenvs.gem.encode import Encoder
 from gemenvs.gem.render import render_text
 from gemenvs.gem.rules import Config, GemState, Options
-from gemenvs.gem.serialize import state_from_dict
 
 #: divisor turning a final score into a reward for reward="score" / "margin"
 SCORE_SCALE = 30.0
@@ -18,13 +17,17 @@ SCORE_SCALE = 30.0
 class Gem(Game):
     """GEM for 2-4 players; options as in :class:`~gemenvs.gem.rules.Options`.
 
-    Actions: see :mod:`gemenvs.gem.actions` (bid 0..B, pass, take card, pay with a coin or gem
-    card, reinvest a gem card, end reinvestment); ``self.layout`` holds the offsets.
+    Actions: the named ranges of ``self.action_spec`` (:mod:`gemenvs.gem.actions`): bid, pass,
+    take a face-up card, pay with a coin or gem card, reinvest a gem card, end reinvestment.
     """
 
     name = "gem"
     version = 0
+    player_counts = PLAYER_COUNTS
     score_scale = SCORE_SCALE
+    # GEM has no private information (clarification GEM 9): every seat sees the cards, capital and
+    # credit of the seat to act, so every seat can tell by itself that its decision had one option.
+    forced_is_public = True
 
     def __init__(self, num_players: int = 3, reinvest_cost: str = "value_minus_one", opener_may_pass: bool = False,
                  manifest=None):
@@ -32,18 +35,9 @@ class Gem(Game):
         self.cfg = Config(self.opts)
         self.manifest = self.cfg.manifest
         self.num_players = self.opts.num_players
-        self.layout = self.cfg.layout
         self.encoder = Encoder(self.cfg)
         self.spec = self.encoder.spec
-        lay = self.layout
-        self.action_spec = ActionSpec()
-        self.action_spec.add("bid", lay.max_bid + 1, "bid that many (auction)")
-        self.action_spec.add("pass", 1, "pass in this auction")
-        self.action_spec.add("take", lay.num_cards, "take face-up gem card c (the auction winner)")
-        self.action_spec.add("pay_coin", lay.num_coins, "turn own coin card j to LEVERAGED (payment or credit)")
-        self.action_spec.add("pay_card", lay.num_cards, "turn own gem card c to LEVERAGED (payment or credit)")
-        self.action_spec.add("reinvest", lay.num_cards, "turn own LEVERAGED gem card c to INVESTED from credit")
-        self.action_spec.add("end", 1, "end one's reinvestment phase")
+        self.action_spec = self.cfg.actions
         c, k, n = self.cfg.num_cards, self.cfg.num_coins, self.num_players
         # per auction: n bids, a payment of at most every coin and gem card, a take; per
         # reinvestment turn: every card paid, every card reinvested, and the end
@@ -55,37 +49,22 @@ class Gem(Game):
     def initial_state(self, seed: int) -> GemState:
         return rules.new_state(self.cfg, seed)
 
-    def new_state(self, seed: int | None = None) -> GemState:  # TRANSITIONAL: GEM still plays its own forced moves
-        return rules.new_state(self.cfg, seed)
-
-    def resample_hidden(self, state, observer, rng):  # TRANSITIONAL
-        raise NotImplementedError
-
-    def state_from_dict(self, d: dict) -> GemState:
-        """Rebuild a state from ``state.to_dict()``; a malformed or inconsistent dict raises StateError."""
-        return state_from_dict(d, self.cfg)
-
     def to_act(self, state: GemState) -> tuple[int, ...]:
         return rules.to_act(state)
-
-    def legal_actions(self, state: GemState) -> list[int]:
-        """The legal action ids of the seat to decide, ascending."""
-        return rules.legal_actions(state, self.cfg)
 
     def legal_mask(self, state: GemState, player: int) -> np.ndarray:
         return self.encoder.mask(state, player)
 
-    def illegal_reason(self, state: GemState, player: int, action: int) -> str | None:  # TRANSITIONAL
-        return rules.illegal_reason(state, self.cfg, player, action)
+    def forced_action(self, state: GemState, player: int) -> int | None:
+        if player != state.current:
+            return None
+        return rules.forced_action(state, self.cfg)
 
     def explain(self, state: GemState, player: int, action: int) -> str:
-        return rules.illegal_reason(state, self.cfg, player, action) or "legal"
+        return rules.explain(state, self.cfg, player, action) or "not legal now"
 
     def play(self, state: GemState, player: int, action: int) -> None:
-        rules.apply(state, self.cfg, player, action)
-
-    def apply_legal(self, state: GemState, player: int, action: int) -> None:  # TRANSITIONAL: GEM logs itself
-        rules.apply(state, self.cfg, player, action)
+        rules.play(state, self.cfg, player, action)
 
     def is_over(self, state: GemState) -> bool:
         return state.phase == rules.OVER
@@ -101,8 +80,21 @@ class Gem(Game):
     def render(self, state: GemState, viewer: int | None = None) -> str:
         return render_text(state, self.cfg, viewer)
 
+    def resample_hidden(self, state: GemState, observer: int, rng: np.random.Generator) -> GemState:
+        """``state`` with the face-down stacks redealt from ``rng``: the cards nobody has seen,
+        shuffled into stacks of the same sizes (clarification GEM 9: nothing else is hidden, from
+        any seat). The new state's ``seed`` is kept, although it no longer deals these stacks."""
+        new = state.copy()
+        hidden = [c for stack in state.stacks for c in stack]
+        order = [hidden[k] for k in rng.permutation(len(hidden))]
+        start = 0
+        for stack in new.stacks:
+            stack[:] = order[start:start + len(stack)]
+            start += len(stack)
+        return new
+
     def action_name(self, action: int) -> str:
-        kind, arg = self.layout.decode(action)
+        kind, arg = self.action_spec.decode(action)
         if kind == "bid":
             return f"bid {arg}"
         if kind in ("pass", "end"):

@@ -5,9 +5,10 @@ sits left of the dealer and opens the first auction (clarification GEM 3). Gem c
 into the manifest (:mod:`gemenvs.gem.data`); coin cards are indices ``0..K-1`` into each
 player's own coin cards. "Clarification GEM n" below names ``CLARIFICATIONS.md``.
 
-A decision with exactly one legal action (a bidder who cannot outbid and must pass, the last
-face-up card, a player with nothing to reinvest ...) is played by the engine at once and
-logged with ``auto = 1``: no seat is ever asked a question with a single answer.
+This module is the bare rules: :func:`play` is one decision's transition. The core engine
+(:class:`gemenvs.core.engine.Game`) logs every decision and plays the decisions that have a
+single legal action (a bidder who cannot outbid and must pass, the last face-up card, a player
+with nothing to reinvest ...), so no seat is ever asked a question with a single answer.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gemenvs.core.engine import Results, check_bool, check_choice, check_int
-from gemenvs.gem.actions import ActionLayout
+from gemenvs.gem.actions import build_action_spec
 from gemenvs.gem.data import PLAYER_COUNTS, Manifest, load_manifest
 
 BID, PAY, TAKE, REINVEST, OVER = "bid", "pay", "take", "reinvest", "over"
@@ -63,15 +64,22 @@ class Config:
         self.card_gems = m.card_gems
         self.stack_sizes = m.stacks[self.n]
         self.num_rounds = len(self.stack_sizes)
-        self.layout = ActionLayout(m.max_capital, m.num_cards, m.num_coins)
+        self.actions = build_action_spec(m)
+        # first id of each range, read once from the spec for the hot paths below
+        self.pass_id = self.actions["pass"].start
+        self.take_id = self.actions["take"].start
+        self.pay_coin_id = self.actions["pay_coin"].start
+        self.pay_card_id = self.actions["pay_card"].start
+        self.reinvest_id = self.actions["reinvest"].start
+        self.end_id = self.actions["end"].start
 
 
 @dataclass(eq=False)
 class GemState:
-    """Everything about one GEM game; after the deal the game has no randomness left."""
+    """Everything about one GEM game; after the deal (from ``seed``) the game has no randomness left."""
 
+    seed: int                       # the deal's seed (-1 for a hand-picked deal no seed gives)
     num_players: int
-    deal: list[list[int]]           # the face-down stacks as dealt, left to right (hidden)
     stacks: list[list[int]]         # stacks still face down, next first (hidden)
     owner: list[int]                # per gem card: seat holding it, -1 if face down or face up
     invested: list[bool]            # per gem card: INVESTED side up (False while not held)
@@ -89,7 +97,7 @@ class GemState:
     credit: int = 0                 # the reinvesting seat's unspent credit
     paid: list[int] = field(default_factory=list)        # gem cards paid into credit this phase
     reinvested: list[int] = field(default_factory=list)  # gem cards reinvested in this phase
-    log: list[list[int]] = field(default_factory=list)   # [seat, action, auto] of every decision
+    log: list[list[int]] = field(default_factory=list)   # [seat, action, forced], written by the core
 
     def copy(self) -> "GemState":
         """An independent deep copy."""
@@ -99,9 +107,9 @@ class GemState:
         return isinstance(other, GemState) and self.to_dict() == other.to_dict()
 
     def to_dict(self) -> dict:
-        """A JSON-safe dict that ``state_from_dict`` turns back into an equal state."""
+        """Plain JSON data (fresh lists) that ``Gem.state_from_dict`` turns back into an equal state."""
         d = {k: getattr(self, k) for k in STATE_FIELDS}
-        for k in ("deal", "stacks", "coins", "log"):  # lists of lists of plain values
+        for k in ("stacks", "coins", "log"):  # lists of lists of plain values
             d[k] = [list(x) for x in d[k]]
         for k in ("owner", "invested", "face_up", "bids", "paid", "reinvested"):
             d[k] = list(d[k])
@@ -109,14 +117,14 @@ class GemState:
 
 
 STATE_FIELDS = (
-    "num_players", "deal", "stacks", "owner", "invested", "coins", "round", "face_up", "phase", "current",
+    "seed", "num_players", "stacks", "owner", "invested", "coins", "round", "face_up", "phase", "current",
     "opener", "bids", "winner", "owed", "last_winner", "reinvest_first", "credit", "paid", "reinvested", "log",
 )
 
 
 # ----------------------------------------------------------------------------- setup
 
-def deal_stacks(cfg: Config, seed: int | None) -> list[list[int]]:
+def deal_stacks(cfg: Config, seed: int) -> list[list[int]]:
     """Shuffle the gem cards and deal the stacks left to right (rulebook Setup 3)."""
     order = [int(c) for c in np.random.default_rng(seed).permutation(cfg.num_cards)]
     stacks, start = [], 0
@@ -126,21 +134,21 @@ def deal_stacks(cfg: Config, seed: int | None) -> list[list[int]]:
     return stacks
 
 
-def new_state(cfg: Config, seed: int | None = None) -> GemState:
+def new_state(cfg: Config, seed: int) -> GemState:
     """A fresh game from ``seed``: deal the stacks, turn up the first one, seat 0 opens."""
-    return state_from_deal(cfg, deal_stacks(cfg, seed))
+    return state_from_deal(cfg, deal_stacks(cfg, seed), seed)
 
 
-def state_from_deal(cfg: Config, deal: list[list[int]]) -> GemState:
-    """A fresh game over given stacks (every coin card INVESTED, no gem card held)."""
+def state_from_deal(cfg: Config, deal: list[list[int]], seed: int = -1) -> GemState:
+    """A fresh game over given stacks (every coin card INVESTED, no gem card held); ``seed`` is
+    recorded as the deal's seed (-1: a hand-picked deal, which ``state_from_dict`` cannot replay)."""
     n = cfg.n
     s = GemState(
-        num_players=n, deal=[list(x) for x in deal], stacks=[list(x) for x in deal],
+        seed=seed, num_players=n, stacks=[list(x) for x in deal],
         owner=[-1] * cfg.num_cards, invested=[False] * cfg.num_cards,
         coins=[[True] * cfg.num_coins for _ in range(n)],
     )
     _start_round(s, cfg, opener=0)
-    _auto_play(s, cfg)
     return s
 
 
@@ -191,42 +199,55 @@ def reinvestable(s: GemState, player: int) -> list[int]:
 
 def legal_actions(s: GemState, cfg: Config) -> list[int]:
     """Every legal action id of the seat to act, ascending (empty when the game is over)."""
-    lay, p = cfg.layout, s.current
+    p = s.current
     if s.phase == BID:
         high = high_bid(s)
         acts = list(range(0 if high is None else high + 1, capital(s, cfg, p) + 1))
         if p != s.opener or cfg.opts.opener_may_pass:
-            acts.append(lay.pass_)
+            acts.append(cfg.pass_id)
         return acts
     if s.phase == PAY:
         return _payments(s, cfg, p, exclude=())
     if s.phase == TAKE:
-        return [lay.take + c for c in s.face_up]
+        return [cfg.take_id + c for c in s.face_up]
     if s.phase == REINVEST:
         targets = reinvestable(s, p)
         acts = _payments(s, cfg, p, exclude=s.reinvested) if targets else []
-        acts += [lay.reinvest + c for c in targets if cfg.card_cost[c] <= s.credit]
-        acts.append(lay.end)
+        acts += [cfg.reinvest_id + c for c in targets if cfg.card_cost[c] <= s.credit]
+        acts.append(cfg.end_id)
         return acts
     return []
 
 
 def _payments(s: GemState, cfg: Config, p: int, exclude) -> list[int]:
-    lay = cfg.layout
-    acts = [lay.pay_coin + j for j, up in enumerate(s.coins[p]) if up]
-    acts += [lay.pay_card + c for c, o in enumerate(s.owner) if o == p and s.invested[c] and c not in exclude]
+    acts = [cfg.pay_coin_id + j for j, up in enumerate(s.coins[p]) if up]
+    acts += [cfg.pay_card_id + c for c, o in enumerate(s.owner) if o == p and s.invested[c] and c not in exclude]
     return acts
 
 
-def illegal_reason(s: GemState, cfg: Config, player: int, action: int) -> str | None:
-    """Why ``action`` (an id in range) by ``player`` is illegal now, or None when it is legal."""
-    if not 0 <= player < cfg.n:
-        return f"no seat {player} in a {cfg.n}-player game"
+def forced_action(s: GemState, cfg: Config) -> int | None:
+    """The only legal action of the seat to act when it has exactly one, else None (agrees with
+    :func:`legal_actions`; in an auction it counts the bids instead of listing them)."""
+    if s.phase == BID:
+        high = high_bid(s)
+        lowest = 0 if high is None else high + 1
+        bids = max(0, capital(s, cfg, s.current) - lowest + 1)
+        may_pass = s.current != s.opener or cfg.opts.opener_may_pass
+        if bids + may_pass != 1:
+            return None
+        return cfg.pass_id if may_pass else lowest
+    if s.phase == TAKE:
+        return cfg.take_id + s.face_up[0] if len(s.face_up) == 1 else None
     if s.phase == OVER:
-        return "the game is over"
-    if player != s.current:
-        return f"it is player {s.current}'s decision, not player {player}'s"
-    kind, arg = cfg.layout.decode(action)
+        return None
+    acts = legal_actions(s, cfg)
+    return acts[0] if len(acts) == 1 else None
+
+
+def explain(s: GemState, cfg: Config, player: int, action: int) -> str | None:
+    """Words for why ``action`` of ``player``, the seat to act, is illegal now; None when the
+    rules find nothing against it (it is then legal: the mask is :func:`legal_actions`)."""
+    kind, arg = cfg.actions.decode(action)
     label = cfg.manifest.label
     if s.phase == BID:
         cap, high = capital(s, cfg, player), high_bid(s)
@@ -281,23 +302,9 @@ def illegal_reason(s: GemState, cfg: Config, player: int, action: int) -> str | 
 
 # ----------------------------------------------------------------------------- transitions
 
-def apply(s: GemState, cfg: Config, player: int, action: int) -> None:
-    """Play a legal ``action`` of ``player``, then every forced decision that follows."""
-    _apply_one(s, cfg, player, action, auto=0)
-    _auto_play(s, cfg)
-
-
-def _auto_play(s: GemState, cfg: Config) -> None:
-    while s.phase != OVER:
-        acts = legal_actions(s, cfg)
-        if len(acts) != 1:
-            return
-        _apply_one(s, cfg, s.current, acts[0], auto=1)
-
-
-def _apply_one(s: GemState, cfg: Config, player: int, action: int, auto: int) -> None:
-    s.log.append([player, int(action), auto])
-    kind, arg = cfg.layout.decode(action)
+def play(s: GemState, cfg: Config, player: int, action: int) -> None:
+    """The transition of one legal ``action`` of ``player`` (no logging, no forced decisions)."""
+    kind, arg = cfg.actions.decode(action)
     if kind == "bid":
         s.bids[player] = arg
         _next_bidder(s, cfg)
