@@ -112,7 +112,7 @@ def action_table(game_class, players: int) -> str:
 #: each page gets generated blocks ``obs-table players=N`` (and ``action-table players=N``)
 GAME_PAGES: dict[str, tuple[type, tuple[int, ...], bool]] = {
     "megagem.md": (MegaGem, PLAYER_COUNTS, False),
-    "gem.md": (Gem, (2, 3, 4), False),
+    "gem.md": (Gem, Gem.player_counts, True),
 }
 
 

@@ -36,10 +36,11 @@ Exact, and all zero for an agent that is not to act. Decisions with a single leg
 engine, so every mask an agent sees has at least two legal actions.
 
 ## Actions
-`0..62`: bid that many; `63`: pass; `64..81`: take face-up gem card 0..17; `82..84`: pay with
-own coin card 1, 2, 3; `85..102`: pay with own gem card 0..17; `103..120`: reinvest own gem
-card 0..17; `121`: end one's reinvestment (offsets for another manifest:
-`env.unwrapped.game.layout`).
+Named ranges of `env.unwrapped.action_spec` (ids with the standard manifest, for every player
+count): `bid` 0..62 (bid that many), `pass` 63, `take` 64..81 (take face-up gem card 0..17),
+`pay_coin` 82..84 (pay with own coin card 1, 2, 3), `pay_card` 85..102 (pay with own gem card
+0..17), `reinvest` 103..120 (reinvest own gem card 0..17), `end` 121 (end one's reinvestment).
+When each is legal, and the generated tables: `docs/gem.md`, "Action ids".
 
 ## Rewards
 At the end only: "win" +1 to the winners (most points, then most gems on INVESTED cards), -1 to

@@ -58,6 +58,15 @@ def test_spaces_and_spec():
     assert np.allclose(d["card_value"][:3], 2) and d["card_cost"][3] == pytest.approx(3)
 
 
+def test_module_docstring_actions_match_the_action_spec():
+    spec = gem_v0.raw_env().action_spec
+    doc = " ".join(gem_v0.__doc__.split())
+    assert f"Discrete({spec.size})" in doc
+    for r in spec.ranges:
+        ids = f"{r.start}" if r.size == 1 else f"{r.start}..{r.stop - 1}"
+        assert f"`{r.name}` {ids}" in doc, f"gem_v0's docstring does not give {r.name} as {ids}"
+
+
 def test_face_down_stacks_are_not_observed():
     g = gem_v0.raw_env(num_players=3).game
     deal = [[0, 3, 8], [1, 4, 9], [2, 5, 10], [6, 11, 12], [7, 13, 14], [15, 16, 17]]
