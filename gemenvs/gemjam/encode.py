@@ -1,0 +1,165 @@
+"""The Gem Jam observation of one seat: a flat float32 vector laid out by an ObservationSpec.
+
+Seat-relative: row 0 of every per-player block is the observer, row r the player r seats to its
+left. What a seat may see (C-14, S-128): its own hand and Vault; every Shrine; the Discard Pile;
+pile and hand/Vault sizes; the response stack; the pending decision (its own choices so far and
+cards shown to it); the cards it has been shown in others' hands and Vaults. Never another hand
+or Vault's contents, the King's Vault or the Draw Pile. This module is the only place that
+turns a state into what a seat sees.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gemenvs.core.spec import ObservationSpec
+from gemenvs.gemjam.rules import MAX_SETS, S_BROKEN, S_GEMS, S_GUARD, S_TYPE, STACK_SHOWN, Config, is_complete
+
+#: every kind of decision, in the order of the ``decision`` one-hot
+DECISIONS = ("adjust", "play", "react", "double", "pay", "place", "receive_guardian", "discard", "bottom",
+             "may_draw", "timer", "eye_see", "lucky_draw", "reanimate", "greedy_goblin", "basilisk",
+             "counter_return", "chaos_cube")
+_DECISION_INDEX = {d: i for i, d in enumerate(DECISIONS)}
+WILD_EFFECTS = ("rainbow_gem", "magic_mushroom", "poison_cup", "mirror_madness")
+
+
+class Encoder:
+    """Builds the observation of a seat (see the module docstring for what it holds)."""
+
+    def __init__(self, cfg: Config):
+        self.cfg = cfg
+        n, K, T = cfg.n, cfg.K, cfg.T
+        m = cfg.m
+        self.wild_slot = {k: WILD_EFFECTS.index(m.effect[k]) for k in range(K) if m.is_wild[k]}
+        self.set_features = T + 2 + len(WILD_EFFECTS) + 3
+        sp = self.spec = ObservationSpec()
+        sp.add("decision", len(DECISIONS), "one-hot: the kind of the pending decision (" + ", ".join(DECISIONS) + ")")
+        sp.add("decider", n, "one-hot: who decides now (0 = me, r = r seats to my left)")
+        sp.add("turn_player", n, "one-hot: whose turn it is")
+        sp.add("my_choices", cfg.num_actions, "the action ids I chose so far in my pending composite decision")
+        sp.add("turn_state", 6, "plays left /5, turn player asleep, frozen, timer decisions this turn /50, "
+                                "timer penalty used, round / max_rounds", scale=1.0)
+        sp.add("sleep_next", n, "per player: under Sleep Spell in its next turn")
+        sp.add("freeze_next", n, "per player: under Freeze in its next turn")
+        sp.add("hand", K, "my hand: cards of each kind", scale=4.0)
+        sp.add("vault", K, "my Vault: cards of each kind", scale=4.0)
+        sp.add("hand_sizes", n, "cards in each player's hand", scale=20.0, high=10.0)
+        sp.add("vault_sizes", n, "cards in each player's Vault", scale=20.0, high=10.0)
+        sp.add("known_hands", (n, K), "cards I was shown that are in each other player's hand (row 0 unused)",
+               scale=4.0)
+        sp.add("known_vaults", (n + 1, K), "cards I was shown in each other player's Vault; last row: the King's "
+                                           "Vault", scale=4.0)
+        sp.add("shrines", (n, MAX_SETS, self.set_features),
+               "per player, per set slot: type one-hot, Basic gems /4, Dual gems /4, each wildcard /4 "
+               "(Rainbow, Mushroom, Poison, Mirror), complete, guarded, broken this turn")
+        sp.add("complete_sets", n, "completed sets per player", scale=4.0, high=20.0)
+        sp.add("discard", K, "the Discard Pile: cards of each kind", scale=4.0)
+        sp.add("piles", 4, "Draw Pile size, Discard Pile size, King's Vault size (/172), Discard Pile recycled",
+               high=2.0)
+        sp.add("stack", (STACK_SHOWN, K + 2 * n + T + 3),
+               "the response stack from the top: card kind one-hot, caster one-hot, target player one-hot, "
+               "Gem Jam type one-hot, cancelled, Double Troubles /2, attached Double Trouble", high=4.0)
+        sp.add("shown", K, "cards set aside and shown to me now (Eye See!, Lucky Draw, Basilisk)", scale=4.0)
+        sp.add("payment", 2 + n, "payment in progress that I make or receive: amount left /50, I pay, "
+                                 "receiver one-hot", high=10.0)
+        sp.add("transit", K, "gems and Guardians in transit, about to be placed", scale=4.0)
+        sp.add("rule_options", 4, "turn_decision_limit /50 (0: none), a timer is in force, sirens_call, "
+                                  "max_rounds /1000", high=20.0)
+        self.o = {s.name: s.offset for s in sp.slices}
+
+    def observe(self, state, p: int) -> np.ndarray:
+        """The observation of seat ``p``."""
+        cfg, o = self.cfg, self.o
+        n, K, T = cfg.n, cfg.K, cfg.T
+        m = cfg.m
+        x = np.zeros(self.spec.size, np.float32)
+        d = state.decision
+        if d is not None and not state.over:
+            x[o["decision"] + _DECISION_INDEX[d["why"]]] = 1
+            x[o["decider"] + (d["p"] - p) % n] = 1
+            if d["p"] == p:
+                for a in d["pre"]:
+                    x[o["my_choices"] + a] = 1
+                if d["why"] == "pay":
+                    x[o["payment"]] = d["ctx"]["left"] / 50
+                    x[o["payment"] + 1] = 1
+                    x[o["payment"] + 2 + (d["ctx"]["r"] - p) % n] = 1
+        x[o["turn_player"] + (state.turn - p) % n] = 1
+        b = o["turn_state"]
+        x[b] = state.plays / 5
+        x[b + 1] = state.asleep
+        x[b + 2] = state.frozen
+        x[b + 3] = state.timer / 50
+        x[b + 4] = state.timer_used
+        x[b + 5] = state.round / cfg.opts.max_rounds
+        for q in range(n):
+            r = (q - p) % n
+            x[o["sleep_next"] + r] = state.sleep_next[q]
+            x[o["freeze_next"] + r] = state.freeze_next[q]
+            x[o["hand_sizes"] + r] = len(state.hands[q]) / 20
+            x[o["vault_sizes"] + r] = len(state.vaults[q]) / 20
+            x[o["complete_sets"] + r] = sum(1 for s in state.shrines[q] if is_complete(cfg, s)) / 4
+            if r:
+                base = o["known_hands"] + r * K
+                for k in state.seen_hand[p][q]:
+                    x[base + k] += 0.25
+                base = o["known_vaults"] + r * K
+                for k in state.seen_vault[p][q]:
+                    x[base + k] += 0.25
+            base = o["shrines"] + r * MAX_SETS * self.set_features
+            for i, s in enumerate(state.shrines[q][:MAX_SETS]):
+                f = base + i * self.set_features
+                x[f + s[S_TYPE]] = 1
+                for k in s[S_GEMS]:
+                    if m.is_basic[k]:
+                        x[f + T] += 0.25
+                    elif m.is_dual[k]:
+                        x[f + T + 1] += 0.25
+                    else:
+                        x[f + T + 2 + self.wild_slot[k]] += 0.25
+                f += T + 2 + len(WILD_EFFECTS)
+                x[f] = is_complete(cfg, s)
+                x[f + 1] = s[S_GUARD]
+                x[f + 2] = s[S_BROKEN]
+        base = o["known_vaults"] + n * K
+        for k in state.seen_vault[p][n]:
+            x[base + k] += 0.25
+        for k in state.hands[p]:
+            x[o["hand"] + k] += 0.25
+        for k in state.vaults[p]:
+            x[o["vault"] + k] += 0.25
+        for k in state.discard:
+            x[o["discard"] + k] += 0.25
+        for k in state.transit:
+            x[o["transit"] + k] += 0.25
+        b = o["piles"]
+        x[b] = len(state.draw) / 172
+        x[b + 1] = len(state.discard) / 172
+        x[b + 2] = len(state.king) / 172
+        x[b + 3] = state.recycled
+        width = K + 2 * n + T + 3
+        for j, e in enumerate(reversed(state.stack[-STACK_SHOWN:])):
+            f = o["stack"] + j * width
+            x[f + e["k"]] = 1
+            x[f + K + (e["c"] - p) % n] = 1
+            if e["tp"] >= 0:
+                x[f + K + n + (e["tp"] - p) % n] = 1
+            if e["t"] >= 0:
+                x[f + K + 2 * n + e["t"]] = 1
+            f += K + 2 * n + T
+            x[f] = e["x"]
+            x[f + 1] = e["m"] / 2
+            x[f + 2] = e["dt"]
+        if state.aside is not None and state.aside["p"] == p:
+            for k in state.aside["cards"]:
+                x[o["shown"] + k] += 0.25
+        for d2 in (state.decision,):
+            if d2 is not None and d2["why"] == "pay" and d2["ctx"]["r"] == p and d2["p"] != p:
+                x[o["payment"]] = d2["ctx"]["left"] / 50
+                x[o["payment"] + 2] = 1
+        b = o["rule_options"]
+        lim = cfg.opts.turn_decision_limit
+        x[b] = (lim or 0) / 50
+        x[b + 1] = lim is not None
+        x[b + 2] = cfg.opts.sirens_call
+        x[b + 3] = cfg.opts.max_rounds / 1000
+        return x

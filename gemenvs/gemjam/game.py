@@ -1,0 +1,203 @@
+"""The Gem Jam engine: the :class:`~gemenvs.core.engine.Game` protocol over rules, stack, spells,
+encoder and renderer."""
+from __future__ import annotations
+
+from bisect import insort
+
+import numpy as np
+
+from gemenvs.core.engine import Game, Results
+from gemenvs.gemjam import rules, spells, stack  # noqa: F401 - stack and spells register their steps
+from gemenvs.gemjam.encode import Encoder
+from gemenvs.gemjam.render import event_text, render_text
+from gemenvs.gemjam.rules import BUILD, GemJamState, Options
+
+#: decisions whose answer other seats may not see in the log (a card put face down or taken
+#: privately); ``bank`` ids are hidden in every decision
+PRIVATE_ANSWERS = ("bottom", "eye_see", "basilisk", "greedy_goblin")
+
+
+class GemJam(Game):
+    """Gem Jam for 2-4 players (default 3); options as in :class:`~gemenvs.gemjam.rules.Options`.
+
+    Every decision is one id of ``action_spec`` (play, bank, end_plays, adjust, gem_type,
+    target_player, king_vault, set, new_set, card, yes, pass); a composite choice (a spell and
+    its targets, a gem and its type and set, a payment card) is a sequence of such decisions,
+    each exactly masked. See ``docs/gemjam.md``.
+    """
+
+    name = "gemjam"
+    version = 0
+    score_scale = 4.0
+    forced_is_public = False
+    player_counts = rules.PLAYER_COUNTS
+
+    def __init__(self, num_players: int = 3, turn_decision_limit: int | None = None, sirens_call: bool = False,
+                 max_rounds: int = 100, manifest=None):
+        self.opts = Options(num_players, turn_decision_limit, sirens_call, max_rounds, manifest)
+        self.cfg = rules.Config(self.opts)
+        self.manifest = self.cfg.m
+        self.num_players = self.opts.num_players
+        self.action_spec = self.cfg.actions
+        self.encoder = Encoder(self.cfg)
+        self.spec = self.encoder.spec
+        # a generous bound (docs/gemjam.md): per turn at most 3 + 2 Nature's Rebirth plays, each
+        # with its own choices, windows, payments and placements, all bounded by the cards in play
+        self.max_decisions = self.opts.max_rounds * self.num_players * 2_000
+
+    def options(self) -> dict:
+        return dict(vars(self.opts))
+
+    # ------------------------------------------------------------------ the rules
+
+    def initial_state(self, seed: int) -> GemJamState:
+        return rules.new_state(self.cfg, seed)
+
+    def to_act(self, state: GemJamState) -> tuple[int, ...]:
+        if state.over or state.decision is None:
+            return ()
+        return (state.decision["p"],)
+
+    def legal_mask(self, state: GemJamState, player: int) -> np.ndarray:
+        mask = np.zeros(self.cfg.num_actions, np.int8)
+        d = state.decision
+        if not state.over and d is not None and d["p"] == player:
+            mask[d["opts"]] = 1
+        return mask
+
+    def forced_action(self, state: GemJamState, player: int) -> int | None:
+        d = state.decision
+        if d is not None and d["p"] == player and len(d["opts"]) == 1:
+            return d["opts"][0]
+        return None
+
+    def explain(self, state: GemJamState, player: int, action: int) -> str:
+        d = state.decision
+        name, _ = self.action_spec.decode(action)
+        what = {"adjust": "the Stage 1 adjustment", "play": "the next play", "react": "a response window",
+                "double": "the Gem Jam about to resolve", "pay": "a payment", "place": "placing a gem",
+                "receive_guardian": "placing a received Guardian", "discard": "a discard",
+                "bottom": "the hand limit", "may_draw": "an optional draw", "timer": "the timer penalty"}
+        ctx = what.get(d["why"], d["why"].replace("_", " "))
+        legal = sorted({self.action_spec.decode(a)[0] for a in d["opts"]})
+        if name not in legal:
+            return f"this is {ctx}; it takes {', '.join(legal)}"
+        return f"not one of the choices of {ctx} now ({len(d['opts'])} legal; check the mask)"
+
+    def play(self, state: GemJamState, player: int, action: int) -> None:
+        d = state.decision
+        if (d["why"] in PRIVATE_ANSWERS) or self.cfg.BANK <= action < self.cfg.BANK + self.cfg.K:
+            state.hidden.append(len(state.log) - 1)
+        rules.answer(state, self.cfg, player, action)
+
+    def log_action_hidden(self, state: GemJamState, index: int, viewer: int) -> bool:
+        return index in state.hidden
+
+    def is_over(self, state: GemJamState) -> bool:
+        return bool(state.over)
+
+    def results(self, state: GemJamState) -> Results:
+        if not state.over:
+            raise ValueError("results() needs a finished game")
+        n = state.n
+        sets = [rules.complete_sets(state, self.cfg, p) for p in range(n)]
+        won = [int(p in state.winners) for p in range(n)]
+        return Results(scores=[float(s) for s in sets],
+                       breakdown=[{"completed_sets": float(sets[p]), "won": float(won[p])} for p in range(n)],
+                       winners=list(state.winners), extra={"end_reason": state.end_reason},
+                       rank_keys=[(won[p], sets[p]) for p in range(n)])
+
+    def observe(self, state: GemJamState, player: int) -> np.ndarray:
+        return self.encoder.observe(state, player)
+
+    def render(self, state: GemJamState, viewer: int | None = None) -> str:
+        return render_text(state, self.cfg, viewer)
+
+    def game_log(self, state: GemJamState, viewer: int | None = None) -> list[str]:
+        """The game's events (spells cast, countered, resolved, payments, Siren's Call ...) as
+        sentences, as ``viewer`` may see them (``None``: every event, private ones included)."""
+        return [event_text(self.cfg, ev) for ev in state.events if viewer is None or ev[0] in (-1, viewer)]
+
+    # ------------------------------------------------------------------ hidden information
+
+    def resample_hidden(self, state: GemJamState, observer: int, rng: np.random.Generator) -> GemJamState:
+        """Redraw what ``observer`` cannot see: other hands and Vaults (sizes kept, cards it was
+        shown kept), the King's Vault, the Draw Pile (positions it put there kept), cards set
+        aside for another seat, and the RNG."""
+        s = state.copy()
+        n, o = s.n, observer
+        pool, slots = [], []  # slots: (zone list, how many to fill)
+
+        def keep_known(zone: list, seen: list) -> list:
+            kept, rest = [], list(zone)
+            for k in seen:
+                if k in rest:
+                    rest.remove(k)
+                    kept.append(k)
+            pool.extend(rest)
+            return kept
+
+        d = s.decision
+        pending = []
+        if d is not None and d["p"] != o and d["pre"] and d["why"] == "play" \
+                and self.cfg.PLAY <= d["pre"][0] < self.cfg.BANK:
+            pending = [d["pre"][0] - self.cfg.PLAY]  # a card it has begun to play is known to be in hand
+        for q in range(n):
+            if q == o:
+                continue
+            kept = keep_known(s.hands[q], sorted(s.seen_hand[o][q] + (pending if q == d["p"] else []))
+                              if d is not None else s.seen_hand[o][q])
+            slots.append(("hand", q, kept, len(s.hands[q])))
+            kept = keep_known(s.vaults[q], s.seen_vault[o][q])
+            slots.append(("vault", q, kept, len(s.vaults[q])))
+        kept = keep_known(s.king, s.seen_vault[o][n])
+        slots.append(("king", n, kept, len(s.king)))
+        draw_free = [i for i, bits in enumerate(s.draw_seen) if not bits >> o & 1]
+        pool.extend(s.draw[i] for i in draw_free)
+        if s.aside is not None and s.aside["p"] != o:
+            pool.extend(s.aside["cards"])
+        order = rng.permutation(len(pool))
+        pool = [pool[int(i)] for i in order]
+        for where, q, kept, size in slots:
+            take, pool = pool[:size - len(kept)], pool[size - len(kept):]
+            zone = sorted(kept + take)
+            if where == "hand":
+                s.hands[q] = zone
+            elif where == "vault":
+                s.vaults[q] = zone
+            else:
+                s.king = zone
+        for i in draw_free:
+            s.draw[i] = pool.pop()
+        if s.aside is not None and s.aside["p"] != o:
+            s.aside["cards"] = [pool.pop() for _ in s.aside["cards"]]
+        # other seats' knowledge is theirs, not the observer's: keep only what is still true
+        for q in range(n):
+            if q == o:
+                continue
+            for r in range(n):
+                s.seen_hand[q][r] = _common(s.seen_hand[q][r], s.hands[r])
+                s.seen_vault[q][r] = _common(s.seen_vault[q][r], s.vaults[r])
+            s.seen_vault[q][n] = _common(s.seen_vault[q][n], s.king)
+        s.rng = np.random.Generator(np.random.PCG64(int(rng.integers(0, 2**63 - 1))))
+        if d is not None and d["p"] != o and d["why"] in BUILD:
+            cands = BUILD[d["why"]](s, self.cfg, d["p"], d["ctx"])
+            for k, a in enumerate(d["pre"]):
+                cands = [c for c in cands if c[k] == a]
+            if cands:
+                s.decision["cands"] = cands
+                s.decision["opts"] = sorted({c[len(d["pre"])] for c in cands})
+        return s
+
+
+def _common(seen: list, zone: list) -> list:
+    """The part of ``seen`` (a sorted multiset) that ``zone`` still holds."""
+    rest, out = list(zone), []
+    for k in seen:
+        if k in rest:
+            rest.remove(k)
+            insort(out, k)
+    return out
+
+
+__all__ = ["GemJam"]

@@ -1,0 +1,105 @@
+"""A readable text picture of a Gem Jam table from one seat's side, and the game log as text."""
+from __future__ import annotations
+
+from gemenvs.gemjam.rules import S_BROKEN, S_GEMS, S_GUARD, S_TYPE, Config, complete_sets, is_complete
+
+
+def _cards(cfg: Config, kinds) -> str:
+    """``2x Ruby, Gold 3`` style list of kinds."""
+    if not kinds:
+        return "-"
+    out, names = [], cfg.m.names
+    for k in sorted(set(kinds)):
+        c = list(kinds).count(k)
+        out.append(f"{c}x {names[k]}" if c > 1 else names[k])
+    return ", ".join(out)
+
+
+def _set(cfg: Config, s: list) -> str:
+    tags = ("complete" if is_complete(cfg, s) else f"{len(s[S_GEMS])}/{cfg.size[s[S_TYPE]]}") \
+        + (", guarded" if s[S_GUARD] else "") + (", broken" if s[S_BROKEN] else "")
+    return f"{cfg.m.type_names[s[S_TYPE]]} [{tags}]: {_cards(cfg, s[S_GEMS])}"
+
+
+def render_text(state, cfg: Config, viewer: int | None = None) -> str:
+    """The table as ``viewer`` sees it (``None``: everything, for debugging)."""
+    n = state.n
+    lines = []
+    if state.over:
+        who = ", ".join(f"player_{w}" for w in state.winners)
+        lines.append(f"Gem Jam - game over ({state.end_reason}); winner(s): {who}")
+    else:
+        d = state.decision
+        lines.append(f"Gem Jam - round {state.round}, player_{state.turn}'s turn, {state.plays} play(s) left"
+                     + (" [asleep]" if state.asleep else "") + (" [frozen]" if state.frozen else ""))
+        if d is not None:
+            lines.append(f"to decide: player_{d['p']} ({d['why']})")
+    lines.append(f"Draw Pile {len(state.draw)} | Discard Pile {len(state.discard)} "
+                 f"(top: {cfg.m.names[state.discard[-1]] if state.discard else '-'}) | King's Vault {len(state.king)}"
+                 + (" | recycled" if state.recycled else ""))
+    if state.stack:
+        lines.append("stack (top last): " + "; ".join(
+            f"{cfg.m.names[e['k']]} by player_{e['c']}" + (" [cancelled]" if e["x"] else "")
+            + (f" x{2 ** e['m']}" if e["m"] else "") for e in state.stack))
+    for q in range(n):
+        mark = ">" if (state.decision is not None and state.decision["p"] == q and not state.over) else " "
+        lines.append(f"{mark} player_{q}: {complete_sets(state, cfg, q)} complete set(s), hand {len(state.hands[q])}, "
+                     f"Vault {len(state.vaults[q])}")
+        if viewer is None or viewer == q:
+            lines.append(f"    hand: {_cards(cfg, state.hands[q])}")
+            lines.append(f"    Vault: {_cards(cfg, state.vaults[q])}")
+        for s in state.shrines[q]:
+            lines.append(f"    {_set(cfg, s)}")
+    if viewer is not None and state.aside is not None and state.aside["p"] == viewer:
+        lines.append(f"shown to you: {_cards(cfg, state.aside['cards'])}")
+    return "\n".join(lines)
+
+
+def event_text(cfg: Config, ev: list) -> str:
+    """One game-log event as a sentence."""
+    names, types = cfg.m.names, cfg.m.type_names
+    kind, a = ev[1], ev[2:]
+
+    def pl(q):
+        return "the King's Vault" if q == cfg.n else f"player_{q}"
+
+    texts = {
+        "turn": lambda: f"round {a[1]}: player_{a[0]}'s turn",
+        "cast": lambda: f"player_{a[0]} casts {names[a[1]]}" + (f" at {pl(a[2])}" if a[2] >= 0 else "")
+        + (f" ({types[a[3]]})" if a[3] >= 0 else ""),
+        "resolve": lambda: f"{names[a[1]]} of player_{a[0]} resolves",
+        "cancelled": lambda: f"{names[a[1]]} of player_{a[0]} is cancelled",
+        "fail": lambda: f"{names[a[1]]} of player_{a[0]} fails (no valid target)",
+        "recast": lambda: f"player_{a[0]} recasts {names[a[1]]}" + (f" at {pl(a[2])}" if a[2] >= 0 else ""),
+        "jam": lambda: f"player_{a[0]}'s {types[a[1]]} Gem Jam demands {a[2]} gold",
+        "paid": lambda: f"player_{a[0]} pays player_{a[1]} with {names[a[2]]}",
+        "forgiven": lambda: f"player_{a[0]} cannot pay; {a[1]} gold forgiven",
+        "discard": lambda: f"player_{a[0]} discards {names[a[1]]}",
+        "draws": lambda: f"player_{a[0]} draws {a[1]}",
+        "gem": lambda: f"player_{a[0]} places {names[a[1]]} as {types[a[2]]}",
+        "bank": lambda: f"player_{a[0]} banks a card",
+        "bottom": lambda: f"player_{a[0]} puts a card under the Draw Pile",
+        "move": lambda: f"player_{a[0]} moves {names[a[1]]} (as {types[a[2]]})",
+        "swap": lambda: f"player_{a[0]} swaps {names[a[1]]} and {names[a[2]]}",
+        "forfeit": lambda: f"player_{a[0]} forfeits {_cards(cfg, a[1])} to the King's Vault",
+        "guard": lambda: f"player_{a[0]} guards a set",
+        "returned": lambda: f"player_{a[0]} returns {names[a[1]]} to hand",
+        "reanimate": lambda: f"player_{a[0]} takes {names[a[1]]} from the Discard Pile",
+        "rebirth": lambda: f"player_{a[0]} takes {names[a[1]]} at random from the Discard Pile",
+        "recycle": lambda: f"the Discard Pile ({a[0]} cards) becomes the Draw Pile",
+        "timer": lambda: f"player_{a[0]} applies the timer penalty: player_{a[1]} discards {names[a[2]]}",
+        "timer_declined": lambda: f"player_{a[0]} declines the timer penalty on player_{a[1]}",
+        "shown": lambda: f"you see {_cards(cfg, a[1])} from {pl(a[0])}",
+        "shown_vault": lambda: f"you see {pl(a[0])}'s Vault: {_cards(cfg, a[1])}",
+        "eye_see": lambda: f"player_{a[0]}'s Eye See! on player_{a[1]} is done",
+        "eye_see_keep": lambda: f"player_{a[0]} keeps {names[a[2]]} from player_{a[1]}'s hand",
+        "goblin": lambda: f"player_{a[0]} takes a card from {pl(a[1])}",
+        "goblin_took": lambda: f"player_{a[0]} took {names[a[2]]} from your Vault",
+        "basilisk": lambda: f"player_{a[0]} splits its Basilisk cards",
+        "basilisk_took": lambda: f"player_{a[0]} took {_cards(cfg, a[2])} from your Vault",
+        "siren": lambda: f"Siren's Call: player_{a[0]} names player_{a[1]}",
+        "siren_loser": lambda: f"Siren's Call losing penalty: player_{a[0]}",
+        "end": lambda: f"game over ({a[0]}); winner(s): {', '.join(f'player_{w}' for w in a[1])}",
+    }
+    fn = texts.get(kind)
+    return fn() if fn else f"{kind} {a}"

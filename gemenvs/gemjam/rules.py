@@ -1,0 +1,815 @@
+"""Gem Jam rules: the state as plain data, the decision machinery, the turn, gems, sets and payments.
+
+Nothing here imports PettingZoo. Seat ``i+1`` sits to the left (clockwise) of seat ``i``; seat 0
+starts (GEMJAM-SETTLED 2). "S-n" below names item n of ``GEMJAM-SETTLED.md``, "§n" a section of
+the rulebook, "C-n" a Gem Jam point of ``CLARIFICATIONS.md``.
+
+How the game advances. ``state.tasks`` is a stack of pending steps (plain lists such as
+``["pay", payer, receiver, amount]``); :func:`run` pops and runs them until one asks a seat a
+question. A question is ``state.decision``: a *composite* choice given by every legal complete
+answer as a tuple of action ids (``cands``); the seat answers one id at a time, each step's mask
+being the distinct next ids of the tuples that agree with what it chose so far. So every mask is
+exact and no choice leads to a dead end. When the last id is chosen the decision's finishing
+step (``FINISH[why]``) runs. The stack of spells lives in :mod:`gemenvs.gemjam.stack`, the spell
+effects in :mod:`gemenvs.gemjam.spells`; both register their steps in :data:`TASKS` and
+:data:`FINISH`.
+"""
+from __future__ import annotations
+
+import os
+from bisect import insort
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from gemenvs.core.engine import check_bool, check_int
+from gemenvs.core.spec import ActionSpec
+from gemenvs.gemjam.data import Manifest, load_manifest
+
+PLAYER_COUNTS = (2, 3, 4)
+HAND_LIMIT = 7
+PLAYS_PER_TURN = 3
+SETS_TO_WIN = 4
+#: set slots of one Shrine that actions and observations address (sets beyond are never created
+#: in practice: see docs/gemjam.md)
+MAX_SETS = 24
+#: shown entries of the response stack in the observation
+STACK_SHOWN = 6
+ADJUST_LABELS = ("none", "move", "swap")
+
+# a set in a Shrine: [id, type, guarded 0/1, broken-this-turn 0/1, sorted gem kinds]
+S_ID, S_TYPE, S_GUARD, S_BROKEN, S_GEMS = range(5)
+
+#: step name -> handler(state, cfg, task); filled here and by stack.py / spells.py
+TASKS: dict = {}
+#: decision ``why`` -> finishing handler(state, cfg, player, chosen ids, ctx)
+FINISH: dict = {}
+#: decision ``why`` -> builder(state, cfg, player, ctx) of its candidate tuples (for decisions
+#: that depend on hidden cards, rebuilt when hidden cards are redrawn)
+BUILD: dict = {}
+
+
+def task(name):
+    """Register a step handler under ``name``."""
+    def deco(fn):
+        TASKS[name] = fn
+        return fn
+    return deco
+
+
+def finish(name):
+    """Register the finishing handler of decisions ``why=name``."""
+    def deco(fn):
+        FINISH[name] = fn
+        return fn
+    return deco
+
+
+@dataclass(frozen=True)
+class Options:
+    """Validated Gem Jam options (see ``docs/gemjam.md``)."""
+
+    num_players: int = 3
+    turn_decision_limit: int | None = None
+    sirens_call: bool = False
+    max_rounds: int = 100
+    manifest: str | os.PathLike | Mapping | None = None
+
+    def __post_init__(self):
+        check_int("num_players", self.num_players, min(PLAYER_COUNTS), max(PLAYER_COUNTS))
+        if self.turn_decision_limit is not None:
+            check_int("turn_decision_limit", self.turn_decision_limit, 1, 1000)
+        check_bool("sirens_call", self.sirens_call)
+        check_int("max_rounds", self.max_rounds, 1, 10_000)
+        if self.manifest is not None and not isinstance(self.manifest, (str, os.PathLike, Mapping)):
+            raise ValueError(f"manifest must be None, a path or a dict; got {type(self.manifest).__name__}")
+
+
+class Config:
+    """Options, manifest tables and the action layout, built once per game."""
+
+    def __init__(self, opts: Options, manifest: Manifest | None = None):
+        self.opts = opts
+        self.m = m = manifest if manifest is not None else load_manifest(opts.manifest)
+        self.n = n = opts.num_players
+        self.K = m.num_kinds
+        self.T = m.num_types
+        self.size = m.set_size
+        self.basic_of = m.basic_of
+        self.gold = m.gold
+        self.deck = m.deck(opts.sirens_call)
+        self.eff = m.effect
+        sp = self.actions = ActionSpec()
+        names = m.names
+        rel = ["self", "+1 (left)", "+2", "+3"][:n]
+        if n == 4:
+            rel[2] = "+2 (opposite)"
+        sp.add("play", meaning="play this card from hand: a gem to the Shrine, or cast a spell (then its choices)",
+               labels=names)
+        sp.add("bank", meaning="place this gold or spell card from hand face down in the Vault (also: a received "
+                               "Guardian or a Basilisk card to the Vault)", labels=names)
+        sp.add("end_plays", 1, "end the play stage of one's turn")
+        sp.add("adjust", meaning="Stage 1: no adjustment, or start a Move or a Swap", labels=ADJUST_LABELS)
+        sp.add("gem_type", meaning="the gem type a gem represents, or a Gem Jam's type", labels=m.type_names)
+        sp.add("target_player", meaning="a player, counted clockwise from oneself", labels=rel)
+        sp.add("king_vault", 1, "the King's Vault (Greedy Goblin, Basilisk)")
+        sp.add("set", MAX_SETS, "set slot s of the Shrine in question (own, or the target player's)")
+        sp.add("new_set", 1, "start a new set with the gem")
+        sp.add("card", meaning="a card of this kind in the zone in question (hand, Vault, set, Discard Pile, "
+                               "cards shown)", labels=names)
+        sp.add("yes", 1, "accept an optional effect (draw a card, apply the timer penalty)")
+        sp.add("pass", 1, "pass: no reaction, decline an option, return the card")
+        self.PLAY = sp["play"].start
+        self.BANK = sp["bank"].start
+        self.END = sp["end_plays"].start
+        self.ADJ = sp["adjust"].start
+        self.TYPE = sp["gem_type"].start
+        self.TP = sp["target_player"].start
+        self.KV = sp["king_vault"].start
+        self.SET = sp["set"].start
+        self.NEW = sp["new_set"].start
+        self.CARD = sp["card"].start
+        self.YES = sp["yes"].start
+        self.PASS = sp["pass"].start
+        self.num_actions = sp.size
+
+
+class GemJamState:
+    """Everything about one Gem Jam game, as plain data (lists of ints, small dicts)."""
+
+    __slots__ = ("seed", "log", "rng", "n", "hands", "vaults", "shrines", "draw", "draw_seen", "discard", "king",
+                 "recycled", "turn", "round", "plays", "rebirths", "hand_was_empty", "sleep_next", "freeze_next",
+                 "asleep", "frozen", "timer", "timer_used", "stack", "resolving", "transit", "aside", "tasks",
+                 "decision", "seen_hand", "seen_vault", "next_set", "events", "hidden", "over", "winners", "end_reason")
+
+    LISTS = ("hands", "vaults", "draw", "draw_seen", "discard", "king", "sleep_next", "freeze_next", "resolving",
+             "transit", "winners")
+
+    def copy(self) -> GemJamState:
+        """An independent copy that continues identically (RNG included)."""
+        c = GemJamState.__new__(GemJamState)
+        for f in ("seed", "n", "recycled", "turn", "round", "plays", "rebirths", "hand_was_empty", "asleep", "frozen",
+                  "timer", "timer_used", "next_set", "over", "end_reason"):
+            setattr(c, f, getattr(self, f))
+        c.log = [list(x) for x in self.log]
+        c.rng = np.random.Generator(np.random.PCG64())
+        c.rng.bit_generator.state = self.rng.bit_generator.state
+        c.hands = [list(h) for h in self.hands]
+        c.vaults = [list(v) for v in self.vaults]
+        c.shrines = [[[s[0], s[1], s[2], s[3], list(s[4])] for s in sh] for sh in self.shrines]
+        c.draw, c.draw_seen, c.discard, c.king = list(self.draw), list(self.draw_seen), list(self.discard), list(self.king)
+        c.sleep_next, c.freeze_next = list(self.sleep_next), list(self.freeze_next)
+        c.stack = [dict(e) for e in self.stack]
+        c.resolving, c.transit, c.winners = list(self.resolving), list(self.transit), list(self.winners)
+        c.aside = _clone(self.aside)
+        c.tasks = [list(t) for t in self.tasks]
+        c.decision = _clone(self.decision)
+        c.seen_hand = [[list(x) for x in row] for row in self.seen_hand]
+        c.seen_vault = [[list(x) for x in row] for row in self.seen_vault]
+        c.events = list(self.events)  # events are immutable lists once written
+        c.hidden = list(self.hidden)
+        return c
+
+    def to_dict(self) -> dict:
+        """The whole state as JSON data (the core rebuilds it from "seed" and "log")."""
+        d = {f: _clone(getattr(self, f)) for f in self.__slots__ if f != "rng"}
+        d["rng"] = _clone(self.rng.bit_generator.state)
+        return d
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, GemJamState) and self.to_dict() == other.to_dict()
+
+    __hash__ = None
+
+
+def _clone(x):
+    """A deep copy of JSON-like data (lists, dicts, scalars)."""
+    if isinstance(x, list):
+        return [_clone(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _clone(v) for k, v in x.items()}
+    return x
+
+
+# ---------------------------------------------------------------------------------- setup
+
+
+def new_state(cfg: Config, seed: int) -> GemJamState:
+    """Setup (§5): shuffle, deal 5 to each player and 5 to the King's Vault, the rest is the Draw Pile."""
+    n = cfg.n
+    s = GemJamState.__new__(GemJamState)
+    s.seed, s.log, s.n = int(seed), [], n
+    s.rng = np.random.default_rng(seed)
+    deck = list(cfg.deck)
+    order = s.rng.permutation(len(deck))
+    deck = [deck[int(i)] for i in order]
+    s.hands = [sorted(deck[5 * p:5 * p + 5]) for p in range(n)]
+    s.king = sorted(deck[5 * n:5 * n + 5])
+    s.draw = deck[5 * n + 5:]
+    s.draw_seen = [0] * len(s.draw)
+    s.vaults = [[] for _ in range(n)]
+    s.shrines = [[] for _ in range(n)]
+    s.discard = []
+    s.recycled = 0
+    s.turn, s.round = 0, 1
+    s.plays = s.rebirths = s.hand_was_empty = s.asleep = s.frozen = s.timer = s.timer_used = 0
+    s.sleep_next, s.freeze_next = [0] * n, [0] * n
+    s.stack, s.resolving, s.transit, s.aside = [], [], [], None
+    s.tasks = [["turn_start"]]
+    s.decision = None
+    s.seen_hand = [[[] for _ in range(n)] for _ in range(n)]
+    s.seen_vault = [[[] for _ in range(n + 1)] for _ in range(n)]
+    s.next_set = 0
+    s.events = []
+    s.hidden = []
+    s.over, s.winners, s.end_reason = 0, [], ""
+    run(s, cfg)
+    return s
+
+
+# ---------------------------------------------------------------------------------- decisions
+
+
+def ask(state: GemJamState, cfg: Config, p: int, why: str, cands: list, ctx: dict | None = None) -> None:
+    """Put a composite decision to seat ``p``: ``cands`` are its legal complete answers (id tuples).
+    Always the last thing a step does (the steps below it on ``tasks`` run after the answer)."""
+    if not cands:
+        raise AssertionError(f"decision {why!r} for seat {p} has no legal answer")
+    state.decision = {"why": why, "p": p, "cands": cands, "pre": [], "ctx": ctx or {},
+                      "opts": sorted({c[0] for c in cands})}
+
+
+def answer(state: GemJamState, cfg: Config, p: int, a: int) -> None:
+    """Apply one step ``a`` of the pending decision; finish it when an answer is complete, then run."""
+    d = state.decision
+    pre = d["pre"]
+    pre.append(a)
+    k = len(pre)
+    cands = [c for c in d["cands"] if c[k - 1] == a]
+    if len(cands[0]) == k:
+        state.decision = None
+        FINISH[d["why"]](state, cfg, p, pre, d["ctx"])
+        run(state, cfg)
+    else:
+        d["cands"] = cands
+        d["opts"] = sorted({c[k] for c in cands})
+
+
+def run(state: GemJamState, cfg: Config) -> None:
+    """Run pending steps until a seat must decide or the game is over."""
+    tasks = state.tasks
+    while state.decision is None and not state.over:
+        t = tasks.pop()
+        TASKS[t[0]](state, cfg, t)
+
+
+def event(state: GemJamState, *items, to: int = -1) -> None:
+    """Record a game-log event (``to``: -1 public, else the only seat that may see it)."""
+    state.events.append([to, *items])
+
+
+# ---------------------------------------------------------------------------------- sets
+
+
+def is_complete(cfg: Config, s: list) -> bool:
+    """Whether a set holds exactly its type's set size of gems, a Basic of the type among them (§1, S-20)."""
+    return len(s[S_GEMS]) == cfg.size[s[S_TYPE]] and cfg.basic_of[s[S_TYPE]] in s[S_GEMS]
+
+
+def complete_sets(state: GemJamState, cfg: Config, p: int) -> int:
+    """Number of completed sets in ``p``'s Shrine."""
+    return sum(1 for s in state.shrines[p] if is_complete(cfg, s))
+
+
+def find_set(state: GemJamState, p: int, set_id: int) -> list | None:
+    """``p``'s set with id ``set_id``, or None when it is gone (or belongs to someone else now)."""
+    for s in state.shrines[p]:
+        if s[S_ID] == set_id:
+            return s
+    return None
+
+
+def slot_of(state: GemJamState, p: int, set_id: int) -> int:
+    """The slot (position) of ``p``'s set ``set_id``."""
+    for i, s in enumerate(state.shrines[p]):
+        if s[S_ID] == set_id:
+            return i
+    return -1
+
+
+def remove_gem(state: GemJamState, p: int, s: list, kind: int) -> None:
+    """Take one gem of ``kind`` out of set ``s`` of ``p``; an emptied set disappears."""
+    s[S_GEMS].remove(kind)
+    if not s[S_GEMS]:
+        state.shrines[p].remove(s)
+
+
+def opponent_basic_types(state: GemJamState, cfg: Config, p: int) -> list[int]:
+    """Types of Basic Gems now in opponents' Shrines (Mirror Madness sources, §9, S-28)."""
+    out = set()
+    for q in range(state.n):
+        if q != p:
+            for s in state.shrines[q]:
+                if cfg.basic_of[s[S_TYPE]] in s[S_GEMS]:
+                    out.add(s[S_TYPE])
+    return sorted(out)
+
+
+def gem_types_for(state: GemJamState, cfg: Config, p: int, kind: int) -> list[int]:
+    """Types ``p`` may give a gem of ``kind`` it places from hand (Mirror Madness: opponents' Basics)."""
+    if cfg.eff[kind] == "mirror_madness":
+        return opponent_basic_types(state, cfg, p)
+    return list(cfg.m.types[kind])
+
+
+def destinations(state: GemJamState, cfg: Config, p: int, t: int, exclude: int = -1) -> list[int]:
+    """Where a gem of type ``t`` entering ``p``'s Shrine may go: an incomplete set of ``t`` with
+    room (the owner chooses), else a new set (S-22)."""
+    out = [cfg.SET + i for i, s in enumerate(state.shrines[p])
+           if i != exclude and s[S_TYPE] == t and len(s[S_GEMS]) < cfg.size[t] and i < MAX_SETS]
+    return out or [cfg.NEW]
+
+
+def put_gem(state: GemJamState, cfg: Config, p: int, kind: int, t: int, dest: int) -> list:
+    """Place a gem of ``kind`` as type ``t`` at ``dest`` (a ``set`` or ``new_set`` action id); returns its set."""
+    if dest == cfg.NEW:
+        s = [state.next_set, t, 0, 0, [kind]]
+        state.next_set += 1
+        state.shrines[p].append(s)
+        return s
+    s = state.shrines[p][dest - cfg.SET]
+    insort(s[S_GEMS], kind)
+    return s
+
+
+def place_cands(state: GemJamState, cfg: Config, p: int, types) -> list:
+    """Candidate answers [gem_type, destination] for a gem of the given possible types."""
+    return [[cfg.TYPE + t, d] for t in types for d in destinations(state, cfg, p, t)]
+
+
+def receive_gem(state: GemJamState, cfg: Config, p: int, kind: int, keep_type: int = -1) -> None:
+    """A gem arrives in ``p``'s Shrine (payment, theft, swap): ``p`` chooses its type (a Mirror
+    Madness keeps ``keep_type``, S-35) and its set (S-22). Asks, so call it last."""
+    state.transit.append(kind)
+    if cfg.eff[kind] == "mirror_madness" and keep_type >= 0:
+        types = [keep_type]
+    else:
+        types = cfg.m.types[kind]
+    ask(state, cfg, p, "place", place_cands(state, cfg, p, types), {"k": kind})
+
+
+@finish("place")
+def _finish_place(state, cfg, p, pre, ctx):
+    state.transit.remove(ctx["k"])
+    put_gem(state, cfg, p, ctx["k"], pre[0] - cfg.TYPE, pre[1])
+
+
+# ---------------------------------------------------------------------------------- cards and knowledge
+
+
+def hand_remove(state: GemJamState, p: int, kind: int, public: bool = True) -> None:
+    """Take a card of ``kind`` out of ``p``'s hand (``public``: everyone sees which, so others'
+    knowledge of that card in the hand is used up)."""
+    state.hands[p].remove(kind)
+    if public:
+        for q in range(state.n):
+            seen = state.seen_hand[q][p]
+            if q != p and kind in seen:
+                seen.remove(kind)
+
+
+def hand_add_public(state: GemJamState, p: int, kind: int) -> None:
+    """A card everyone saw goes to ``p``'s hand (Reanimate, Nature's Rebirth, Forced Wager, a return)."""
+    insort(state.hands[p], kind)
+    for q in range(state.n):
+        if q != p:
+            insort(state.seen_hand[q][p], kind)
+
+
+def vault_add_public(state: GemJamState, p: int, kind: int) -> None:
+    """A card everyone saw goes to ``p``'s Vault (a received payment, S-74)."""
+    insort(state.vaults[p], kind)
+    for q in range(state.n):
+        if q != p:
+            insort(state.seen_vault[q][p], kind)
+
+
+def vault_remove(state: GemJamState, p: int, kind: int, public: bool = True) -> None:
+    """Take a card out of Vault ``p`` (``p == n``: the King's Vault)."""
+    zone = state.king if p == state.n else state.vaults[p]
+    zone.remove(kind)
+    if public:
+        for q in range(state.n):
+            seen = state.seen_vault[q][p]
+            if q != p and kind in seen:
+                seen.remove(kind)
+
+
+def to_king(state: GemJamState, kinds) -> None:
+    """Cards shuffled face down into the King's Vault (it has no order, S-151)."""
+    for k in kinds:
+        insort(state.king, k)
+
+
+def discard_card(state: GemJamState, kind: int) -> None:
+    """A card onto the face-up Discard Pile."""
+    state.discard.append(kind)
+
+
+def draw_one(state: GemJamState, cfg: Config, p: int) -> int:
+    """``p`` draws one card into its hand and gets its kind; the first run-out recycles the
+    Discard Pile, the second (or an empty recycle) ends the game at once (§20, S-117, S-139):
+    then -1."""
+    if not state.draw:
+        if not state.recycled:
+            state.recycled = 1
+            pile = state.discard
+            state.discard = []
+            order = state.rng.permutation(len(pile))
+            state.draw = [pile[int(i)] for i in order]
+            state.draw_seen = [0] * len(pile)
+            event(state, "recycle", len(pile))
+        if not state.draw:
+            end_by_count(state, cfg, "deck_out")
+            return -1
+    c = state.draw.pop()
+    bits = state.draw_seen.pop()
+    insort(state.hands[p], c)
+    if bits:
+        for q in range(state.n):
+            if q != p and bits >> q & 1:
+                insort(state.seen_hand[q][p], c)
+    return c
+
+
+def draw_cards(state: GemJamState, cfg: Config, p: int, count: int) -> bool:
+    """``p`` draws ``count`` cards (see :func:`draw_one`); False when the game ended."""
+    for _ in range(count):
+        if draw_one(state, cfg, p) < 0:
+            return False
+    return True
+
+
+@task("draw")
+def _task_draw(state, cfg, t):
+    draw_cards(state, cfg, t[1], t[2])
+
+
+@task("discard")
+def _task_discard(state, cfg, t):
+    """``["discard", p, count]``: ``p`` discards ``count`` cards of its choice, one at a time, if it can."""
+    p, count = t[1], t[2]
+    if count <= 0 or not state.hands[p]:
+        return
+    if count > 1:
+        state.tasks.append(["discard", p, count - 1])
+    ask(state, cfg, p, "discard", build_hand_choice(state, cfg, p, None))
+
+
+def build_hand_choice(state, cfg, p, ctx):
+    """One [card] answer per distinct kind in ``p``'s hand."""
+    return [[cfg.CARD + k] for k in sorted(set(state.hands[p]))]
+
+
+BUILD["discard"] = build_hand_choice
+
+
+@finish("discard")
+def _finish_discard(state, cfg, p, pre, ctx):
+    k = pre[0] - cfg.CARD
+    hand_remove(state, p, k)
+    discard_card(state, k)
+    event(state, "discard", p, k)
+
+
+@task("yes_draw")
+def _task_yes_draw(state, cfg, t):
+    """``["yes_draw", p, why]``: ``p`` may draw one card (Armageddon, Forced Wager, Lucky Draw)."""
+    ask(state, cfg, t[1], "may_draw", [[cfg.YES], [cfg.PASS]], {"why": t[2]})
+
+
+@finish("may_draw")
+def _finish_may_draw(state, cfg, p, pre, ctx):
+    if pre[0] == cfg.YES:
+        event(state, "draws", p, 1)
+        draw_cards(state, cfg, p, 1)
+
+
+# ---------------------------------------------------------------------------------- payments
+
+
+def payable(state: GemJamState, cfg: Config, p: int) -> tuple[list, int]:
+    """The payment answers of ``p`` ([card] from the Vault, [set, card] from the Shrine: a
+    Guardian before any gem of its set, S-57) and the value of everything eligible (§14)."""
+    gold = cfg.gold
+    cands, total = [], 0
+    v = state.vaults[p]
+    for k in sorted(set(v)):
+        if gold[k] > 0:
+            cands.append([cfg.CARD + k])
+    total += sum(gold[k] for k in v)
+    is_payable_gem = cfg.m.is_basic, cfg.m.is_dual
+    for i, s in enumerate(state.shrines[p]):
+        gems = s[S_GEMS]
+        total += sum(gold[k] for k in gems if is_payable_gem[0][k] or is_payable_gem[1][k])
+        if i >= MAX_SETS:
+            continue
+        if s[S_GUARD]:
+            cands.append([cfg.SET + i, cfg.CARD + cfg.m.guardian])
+            total += gold[cfg.m.guardian]
+        else:
+            for k in sorted(set(gems)):
+                if is_payable_gem[0][k] or is_payable_gem[1][k]:
+                    cands.append([cfg.SET + i, cfg.CARD + k])
+    return cands, total
+
+
+@task("pay")
+def _task_pay(state, cfg, t):
+    """``["pay", payer, receiver, amount]``: one card at a time, chosen by the payer, until the
+    amount is covered; when everything eligible does not cover it, all of it goes and the rest is
+    forgiven (§14, C-7, S-72)."""
+    _, payer, recv, left = t
+    if left <= 0:
+        return
+    cands, total = payable(state, cfg, payer)
+    if not cands:
+        event(state, "forgiven", payer, left)
+        return
+    if total <= left:
+        # everything eligible goes anyway: the engine hands it over in a fixed order (Vault,
+        # then each set, its Guardian first), which changes nothing but the order of arrival
+        transfer(state, cfg, payer, recv, left, cands[0])
+        return
+    ask(state, cfg, payer, "pay", cands, {"r": recv, "left": left})
+
+
+def build_pay(state, cfg, p, ctx):
+    """The payer's payment answers (rebuilt when its Vault is redrawn)."""
+    return payable(state, cfg, p)[0]
+
+
+BUILD["pay"] = build_pay
+
+
+@finish("pay")
+def _finish_pay(state, cfg, p, pre, ctx):
+    transfer(state, cfg, p, ctx["r"], ctx["left"], pre)
+
+
+def transfer(state: GemJamState, cfg: Config, payer: int, recv: int, left: int, choice: list) -> None:
+    """Move one paid card from ``payer`` to ``recv``; the receiver places it before the next (S-143)."""
+    if choice[0] >= cfg.SET and choice[0] < cfg.SET + MAX_SETS:
+        s = state.shrines[payer][choice[0] - cfg.SET]
+        k = choice[1] - cfg.CARD
+        if k == cfg.m.guardian and s[S_GUARD]:
+            s[S_GUARD] = 0
+        else:
+            remove_gem(state, payer, s, k)
+    else:
+        k = choice[0] - cfg.CARD
+        vault_remove(state, payer, k)
+    event(state, "paid", payer, recv, k)
+    state.tasks.append(["pay", payer, recv, left - cfg.gold[k]])
+    receive_card(state, cfg, recv, k)
+
+
+def receive_card(state: GemJamState, cfg: Config, p: int, k: int) -> None:
+    """A paid card is placed by its receiver according to its type (§14, C-7, S-75, S-143)."""
+    m = cfg.m
+    if k == m.guardian:
+        state.transit.append(k)
+        sets = [[cfg.SET + i] for i, s in enumerate(state.shrines[p])
+                if i < MAX_SETS and not s[S_GUARD] and is_complete(cfg, s)]
+        ask(state, cfg, p, "receive_guardian", sets + [[cfg.BANK + k]], {"k": k})
+    elif m.is_basic[k] or m.is_dual[k]:
+        receive_gem(state, cfg, p, k)
+    else:
+        vault_add_public(state, p, k)
+
+
+@finish("receive_guardian")
+def _finish_receive_guardian(state, cfg, p, pre, ctx):
+    k = ctx["k"]
+    state.transit.remove(k)
+    if pre[0] == cfg.BANK + k:
+        vault_add_public(state, p, k)
+    else:
+        state.shrines[p][pre[0] - cfg.SET][S_GUARD] = 1
+        event(state, "guard", p, state.shrines[p][pre[0] - cfg.SET][S_ID])
+
+
+# ---------------------------------------------------------------------------------- the turn
+
+
+def designated(cfg: Config, p: int) -> int:
+    """The seat that may apply the timer penalty to ``p`` (§19): the other, the left, the opposite."""
+    return (p + (2 if cfg.n == 4 else 1)) % cfg.n
+
+
+def end_by_count(state: GemJamState, cfg: Config, reason: str) -> None:
+    """End by deck-out or ``max_rounds``: most completed sets wins, ties share (§20, S-16, S-153)."""
+    counts = [complete_sets(state, cfg, p) for p in range(state.n)]
+    best = max(counts)
+    end_game(state, cfg, [p for p in range(state.n) if counts[p] == best], reason)
+
+
+def end_game(state: GemJamState, cfg: Config, winners: list[int], reason: str) -> None:
+    """The game is over; Siren's Call's losing penalty is an event for every non-winner (S-19)."""
+    state.over = 1
+    state.winners = winners
+    state.end_reason = reason
+    state.decision = None
+    event(state, "end", reason, list(winners))
+    if cfg.opts.sirens_call and len(winners) == 1:
+        for p in range(state.n):
+            if p not in winners:
+                event(state, "siren_loser", p)
+
+
+def check_win(state: GemJamState, cfg: Config) -> bool:
+    """The turn player wins with four completed sets, in its own turn, nothing pending (§1, S-14)."""
+    p = state.turn
+    if complete_sets(state, cfg, p) >= SETS_TO_WIN:
+        end_game(state, cfg, [p], "four_sets")
+        return True
+    return False
+
+
+def timer_due(state: GemJamState, cfg: Config, step: str) -> bool:
+    """Count a top-level decision of the turn player; past ``turn_decision_limit`` the designated
+    opponent first decides on the penalty, once a turn (§19, S-137). True when it was asked."""
+    state.timer += 1
+    limit = cfg.opts.turn_decision_limit
+    if limit is None or state.timer <= limit or state.timer_used:
+        return False
+    state.timer_used = 1
+    if not state.hands[state.turn]:
+        return False
+    state.tasks.append([step, 1])
+    ask(state, cfg, designated(cfg, state.turn), "timer", [[cfg.YES], [cfg.PASS]])
+    return True
+
+
+@finish("timer")
+def _finish_timer(state, cfg, p, pre, ctx):
+    if pre[0] == cfg.YES:
+        hand = state.hands[state.turn]
+        k = hand[int(state.rng.integers(len(hand)))]
+        hand_remove(state, state.turn, k)
+        discard_card(state, k)
+        event(state, "timer", p, state.turn, k)
+    else:
+        event(state, "timer_declined", p, state.turn)
+
+
+@task("turn_start")
+def _turn_start(state, cfg, t):
+    p = state.turn
+    state.plays, state.rebirths, state.timer, state.timer_used = PLAYS_PER_TURN, 0, 0, 0
+    state.hand_was_empty = int(not state.hands[p])
+    state.asleep, state.sleep_next[p] = state.sleep_next[p], 0
+    state.frozen, state.freeze_next[p] = state.freeze_next[p], 0
+    event(state, "turn", p, state.round)
+    if check_win(state, cfg):
+        return
+    state.tasks.append(["after_adjust"])
+    state.tasks.append(["adjust", 0])
+
+
+@task("adjust")
+def _task_adjust(state, cfg, t):
+    if not t[1] and timer_due(state, cfg, "adjust"):
+        return
+    ask(state, cfg, state.turn, "adjust", adjust_cands(state, cfg, state.turn))
+
+
+@task("after_adjust")
+def _after_adjust(state, cfg, t):
+    # S-152: the win check runs again after the adjustment, before the draw
+    if check_win(state, cfg):
+        return
+    p = state.turn
+    count = 5 if state.hand_was_empty else 2
+    state.tasks.append(["plays", 0])
+    draw_cards(state, cfg, p, count)
+
+
+@task("plays")
+def _task_plays(state, cfg, t):
+    if check_win(state, cfg):
+        return
+    if not t[1] and timer_due(state, cfg, "plays"):
+        return
+    from gemenvs.gemjam.spells import play_cands
+    ask(state, cfg, state.turn, "play", play_cands(state, cfg, state.turn))
+
+
+@task("turn_end")
+def _turn_end(state, cfg, t):
+    p = state.turn
+    hand = state.hands[p]
+    if len(hand) > HAND_LIMIT:
+        state.tasks.append(["turn_end"])
+        ask(state, cfg, p, "bottom", build_hand_choice(state, cfg, p, None))
+        return
+    # Stage 4 (§6, §7, S-47): a set this player broke by its own adjustment must be complete again
+    for s in list(state.shrines[p]):
+        if s[S_BROKEN]:
+            s[S_BROKEN] = 0
+            if not is_complete(cfg, s):
+                state.shrines[p].remove(s)
+                to_king(state, s[S_GEMS])
+                event(state, "forfeit", p, list(s[S_GEMS]))
+    state.turn = (p + 1) % state.n
+    if state.turn == 0:
+        if state.round >= cfg.opts.max_rounds:
+            end_by_count(state, cfg, "max_rounds")
+            return
+        state.round += 1
+    state.tasks.append(["turn_start"])
+
+
+BUILD["bottom"] = build_hand_choice
+
+
+@finish("bottom")
+def _finish_bottom(state, cfg, p, pre, ctx):
+    # S-116: one at a time, each below the previous; only their owner knows them
+    k = pre[0] - cfg.CARD
+    hand_remove(state, p, k, public=False)
+    state.draw.insert(0, k)
+    state.draw_seen.insert(0, 1 << p)
+    event(state, "bottom", p)
+
+
+# ---------------------------------------------------------------------------------- adjustments
+
+
+def _permits(cfg: Config, kind: int, t: int, current: int, opp_basics: list[int]) -> bool:
+    """Whether a gem of ``kind`` now representing ``current`` may represent ``t`` after an adjustment."""
+    if cfg.eff[kind] == "mirror_madness":
+        return t == current or t in opp_basics
+    return t in cfg.m.types[kind]
+
+
+def adjust_cands(state: GemJamState, cfg: Config, p: int) -> list:
+    """Stage 1 answers (§7, S-39, S-138): [adjust none]; [move, set, card, gem_type, destination];
+    [swap, set, card, set, card] (different sets, different cards, each permitted the other's type)."""
+    m = cfg.m
+    A = cfg.ADJ
+    out = [[A]]
+    shrine = state.shrines[p]
+    opp = opponent_basic_types(state, cfg, p) if any(cfg.eff[k] == "mirror_madness" for s in shrine for k in s[4]) else []
+    free = [(i, s) for i, s in enumerate(shrine) if not s[S_GUARD] and i < MAX_SETS]
+    for i, s in free:
+        cur = s[S_TYPE]
+        alone = len(s[S_GEMS]) == 1
+        for k in sorted(set(s[S_GEMS])):
+            types = [cur] if m.is_basic[k] else [t for t in range(cfg.T) if _permits(cfg, k, t, cur, opp)]
+            for t in types:
+                dests = destinations(state, cfg, p, t, exclude=i)
+                if dests == [cfg.NEW] and t == cur and alone:
+                    continue  # S-138: a lone gem never moves to a new set of its own type
+                for d in dests:
+                    out.append([A + 1, cfg.SET + i, cfg.CARD + k, cfg.TYPE + t, d])
+    for x, (i, s) in enumerate(free):
+        for j, s2 in free[x + 1:]:
+            for k1 in sorted(set(s[S_GEMS])):
+                if not _permits(cfg, k1, s2[S_TYPE], s[S_TYPE], opp):
+                    continue
+                for k2 in sorted(set(s2[S_GEMS])):
+                    if k2 != k1 and _permits(cfg, k2, s[S_TYPE], s2[S_TYPE], opp):
+                        out.append([A + 2, cfg.SET + i, cfg.CARD + k1, cfg.SET + j, cfg.CARD + k2])
+    return out
+
+
+@finish("adjust")
+def _finish_adjust(state, cfg, p, pre, ctx):
+    if pre[0] == cfg.ADJ:
+        return
+    shrine = state.shrines[p]
+    before = {s[S_ID]: is_complete(cfg, s) for s in shrine}
+    if pre[0] == cfg.ADJ + 1:
+        src = shrine[pre[1] - cfg.SET]
+        k, t, d = pre[2] - cfg.CARD, pre[3] - cfg.TYPE, pre[4]
+        dest = None if d == cfg.NEW else shrine[d - cfg.SET]
+        remove_gem(state, p, src, k)
+        if dest is None:
+            put_gem(state, cfg, p, k, t, cfg.NEW)
+        else:
+            insort(dest[S_GEMS], k)
+        event(state, "move", p, k, t)
+    else:
+        s1, s2 = shrine[pre[1] - cfg.SET], shrine[pre[3] - cfg.SET]
+        k1, k2 = pre[2] - cfg.CARD, pre[4] - cfg.CARD
+        s1[S_GEMS].remove(k1)
+        s2[S_GEMS].remove(k2)
+        insort(s1[S_GEMS], k2)
+        insort(s2[S_GEMS], k1)
+        event(state, "swap", p, k1, k2)
+    # S-42/43: an adjustment that leaves a complete set incomplete marks it broken this turn
+    for s in shrine:
+        if before.get(s[S_ID]) and not is_complete(cfg, s):
+            s[S_BROKEN] = 1

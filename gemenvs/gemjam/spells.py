@@ -1,0 +1,651 @@
+"""Every card's effect, written once, named after the card; what a spell may target when cast;
+and the turn player's play decision (which cards it may play, bank or cast, and how).
+
+Targets are chosen at cast (S-82) and checked again at resolution: a target that is gone or no
+longer eligible makes the spell fail (§16, S-83, S-148). Anything that depends on cards revealed
+or drawn is chosen at resolution.
+"""
+from __future__ import annotations
+
+from bisect import insort
+
+from gemenvs.gemjam import rules
+from gemenvs.gemjam.rules import (
+    BUILD, MAX_SETS, S_GEMS, S_GUARD, S_ID, S_TYPE, ask, destinations, discard_card, draw_cards, event, draw_one,
+    find_set, finish, gem_types_for, hand_add_public, hand_remove, is_complete, put_gem, receive_gem, remove_gem,
+    task, to_king, vault_remove,
+)
+from gemenvs.gemjam.stack import cast, new_entry
+
+
+def _opponents(state, p: int) -> list[int]:
+    """``p``'s opponents clockwise from its left."""
+    return [(p + j) % state.n for j in range(1, state.n)]
+
+
+def _rel(cfg, p: int, q: int) -> int:
+    """The ``target_player`` action id naming ``q`` from ``p``'s seat."""
+    return cfg.TP + (q - p) % cfg.n
+
+
+def jam_types(state, cfg, p: int) -> list[int]:
+    """Types ``p`` may cast Gem Jam for: a Basic or Dual Gem of the type in its Shrine (§10)."""
+    m = cfg.m
+    out = set()
+    for s in state.shrines[p]:
+        if any(m.is_basic[k] or m.is_dual[k] for k in s[S_GEMS]):
+            out.add(s[S_TYPE])
+    return sorted(out)
+
+
+def _sets(state, cfg, q: int, want) -> list[int]:
+    """Slots of ``q``'s sets for which ``want(set)`` holds (addressable slots only)."""
+    return [i for i, s in enumerate(state.shrines[q][:MAX_SETS]) if want(s)]
+
+
+def _unprotected_complete(cfg):
+    return lambda s: not s[S_GUARD] and is_complete(cfg, s)
+
+
+def _incomplete(cfg):
+    return lambda s: not is_complete(cfg, s)
+
+
+def _with_basic(cfg):
+    return lambda s: not s[S_GUARD] and cfg.basic_of[s[S_TYPE]] in s[S_GEMS]
+
+
+def target_tails(state, cfg, p: int, kind: int, recast: bool = False) -> list[list[int]]:
+    """Every legal choice of targets for ``p`` casting ``kind`` (empty list: not castable now).
+    ``recast``: a Chaos Cube player recasting, its own gems excluded from the targeted side (C-6)."""
+    eff = cfg.eff[kind]
+    n = state.n
+    opps = _opponents(state, p)
+    if eff == "any_gem_jam":
+        return [[cfg.TYPE + t] for t in jam_types(state, cfg, p)]
+    if eff == "paired_gem_jam":
+        ok = set(jam_types(state, cfg, p))
+        return [[cfg.TYPE + t, _rel(cfg, p, q)] for t in cfg.m.types[kind] if t in ok for q in opps]
+    if eff in ("double_trouble", "shakedown", "howling_fear"):
+        return [[_rel(cfg, p, q)] for q in opps]
+    if eff == "eye_see":
+        return [[_rel(cfg, p, q)] for q in opps if state.hands[q]]
+    if eff == "sirens_call":
+        return [[_rel(cfg, p, q)] for q in range(n)]
+    if eff in ("kings_ransom", "take_two", "lucky_draw", "fire_reborn", "natures_rebirth", "sleep_spell", "freeze"):
+        return [[]]
+    if eff == "reanimate":
+        return [[]] if state.discard else []
+    if eff in ("dragons_loot", "armageddon"):
+        return [[_rel(cfg, p, q), cfg.SET + i] for q in opps for i in _sets(state, cfg, q, _unprotected_complete(cfg))]
+    if eff in ("tsunami", "golem_grab"):
+        return [[_rel(cfg, p, q), cfg.SET + i] for q in opps for i in _sets(state, cfg, q, _with_basic(cfg))]
+    if eff in ("meteor_strike", "rat", "forced_wager"):
+        who = opps if (eff != "forced_wager" or recast) else [p] + opps  # S-94, S-99
+        return [[_rel(cfg, p, q), cfg.SET + i, cfg.CARD + k] for q in who
+                for i in _sets(state, cfg, q, _incomplete(cfg)) for k in sorted(set(state.shrines[q][i][S_GEMS]))]
+    if eff == "switch":
+        mine = [[cfg.SET + i, cfg.CARD + k] for i in _sets(state, cfg, p, _incomplete(cfg))
+                for k in sorted(set(state.shrines[p][i][S_GEMS]))]
+        theirs = [[_rel(cfg, p, q), cfg.SET + i, cfg.CARD + k] for q in opps
+                  for i in _sets(state, cfg, q, _incomplete(cfg)) for k in sorted(set(state.shrines[q][i][S_GEMS]))]
+        return [a + b for a in mine for b in theirs]
+    if eff == "greedy_goblin":
+        out = [[_rel(cfg, p, q)] for q in range(n) if state.vaults[q]]
+        return out + ([[cfg.KV]] if state.king else [])
+    if eff == "basilisk":
+        out = [[_rel(cfg, p, q)] for q in opps if state.vaults[q]]
+        return out + ([[cfg.KV]] if state.king else [])
+    if eff == "gem_guardian":
+        return [[cfg.SET + i] for i in _sets(state, cfg, p, _unprotected_complete(cfg))]
+    return []  # reactive spells are cast only in a window (S-9)
+
+
+def decode(state, cfg, p: int, kind: int, tail: list[int], entry: dict | None = None) -> dict:
+    """The stack entry of ``p`` casting ``kind`` at the targets ``tail`` (action ids)."""
+    e = entry if entry is not None else new_entry(kind, p)
+    e["c"] = p
+    n = state.n
+    if cfg.eff[kind] == "switch":
+        e["s2"] = state.shrines[p][tail[0] - cfg.SET][S_ID]
+        e["g2"] = tail[1] - cfg.CARD
+        tail = tail[2:]
+    for a in tail:
+        if cfg.TYPE <= a < cfg.TYPE + cfg.T:
+            e["t"] = a - cfg.TYPE
+        elif cfg.TP <= a < cfg.TP + n:
+            e["tp"] = e["v"] = (p + a - cfg.TP) % n
+        elif a == cfg.KV:
+            e["v"] = n
+        elif cfg.SET <= a < cfg.SET + MAX_SETS:
+            owner = e["tp"] if e["tp"] >= 0 else p
+            e["s"] = state.shrines[owner][a - cfg.SET][S_ID]
+        elif cfg.CARD <= a < cfg.CARD + cfg.K:
+            e["g"] = a - cfg.CARD
+    return e
+
+
+# ---------------------------------------------------------------------------------- the play decision
+
+
+def play_cands(state, cfg, p: int) -> list:
+    """The turn player's next play (§6): end plays; bank a gold or spell card; a gem to the
+    Shrine (type, set) unless frozen; cast a spell (targets) unless asleep. One play each."""
+    out = [[cfg.END]]
+    if state.plays <= 0:
+        return out
+    m = cfg.m
+    for k in sorted(set(state.hands[p])):
+        if m.bankable[k]:
+            out.append([cfg.BANK + k])
+        if m.is_gem[k]:
+            if not state.frozen:
+                out += [[cfg.PLAY + k, cfg.TYPE + t, d] for t in gem_types_for(state, cfg, p, k)
+                        for d in destinations(state, cfg, p, t)]
+        elif m.is_spell[k] and not state.asleep and not m.reactive[k]:
+            out += [[cfg.PLAY + k] + tail for tail in target_tails(state, cfg, p, k)]
+    return out
+
+
+BUILD["play"] = play_cands
+
+
+@finish("play")
+def _finish_play(state, cfg, p, pre, ctx):
+    a = pre[0]
+    if a == cfg.END:
+        state.tasks.append(["turn_end"])
+        return
+    state.plays -= 1
+    state.tasks.append(["plays", 0])
+    if a < cfg.BANK:
+        k = a - cfg.PLAY
+        if cfg.m.is_gem[k]:
+            play_gem(state, cfg, p, k, pre[1] - cfg.TYPE, pre[2])
+        else:
+            cast(state, cfg, p, decode(state, cfg, p, k, pre[1:]))
+    else:
+        k = a - cfg.BANK
+        hand_remove(state, p, k, public=False)
+        insort(state.vaults[p], k)
+        event(state, "bank", p)
+
+
+def play_gem(state, cfg, p: int, k: int, t: int, dest: int) -> None:
+    """A gem from hand into the Shrine; Magic Mushroom then draws, Poison Cup discards (§9, S-146)."""
+    hand_remove(state, p, k)
+    put_gem(state, cfg, p, k, t, dest)
+    event(state, "gem", p, k, t)
+    if cfg.eff[k] == "magic_mushroom":
+        magic_mushroom(state, cfg, p)
+    elif cfg.eff[k] == "poison_cup":
+        poison_cup(state, cfg, p)
+
+
+def magic_mushroom(state, cfg, p: int) -> None:
+    """Magic Mushroom played from hand: draw one card (mandatory, C-3)."""
+    draw_cards(state, cfg, p, 1)
+
+
+def poison_cup(state, cfg, p: int) -> None:
+    """Poison Cup played from hand: discard one card of one's choice, if possible (C-3)."""
+    state.tasks.append(["discard", p, 1])
+
+
+# ---------------------------------------------------------------------------------- Gem Jam & payments
+
+
+def _gem_jam(state, cfg, e: dict, payers: list[int]) -> None:
+    c, t = e["c"], e["t"]
+    sets = [s for s in state.shrines[c] if s[S_TYPE] == t]
+    gems = sum(len(s[S_GEMS]) for s in sets)
+    guards = sum(1 for s in sets if s[S_GUARD] and is_complete(cfg, s))
+    # S-63: the amount is fixed once, at resolution, before any payment; C-5: x2 per Double Trouble
+    amount = cfg.m.jam_amount(t, gems, guards) << e["m"]
+    event(state, "jam", c, t, amount)
+    for q in reversed(payers):
+        state.tasks.append(["pay", q, c, amount])
+
+
+def any_gem_jam(state, cfg, e):
+    """Any 1 Gem Type Gem Jam: every opponent pays, clockwise from the caster's left (S-64)."""
+    _gem_jam(state, cfg, e, _opponents(state, e["c"]))
+
+
+def paired_gem_jam(state, cfg, e):
+    """A paired Gem Jam (Ruby / Starfire, ...): the chosen opponent pays for the chosen type."""
+    _gem_jam(state, cfg, e, [e["tp"]])
+
+
+def double_trouble(state, cfg, e):
+    """Double Trouble: doubles the Gem Jam it is attached to, or the target discards a card (§12)."""
+    if e["dt"]:
+        state.stack[-1]["m"] += 1
+    else:
+        state.tasks.append(["discard", e["tp"], 1])
+
+
+def shakedown(state, cfg, e):
+    """Shakedown: the chosen opponent pays 5."""
+    state.tasks.append(["pay", e["tp"], e["c"], 5])
+
+
+def kings_ransom(state, cfg, e):
+    """King's Ransom: every opponent pays 3, clockwise from the caster's left."""
+    for q in reversed(_opponents(state, e["c"])):
+        state.tasks.append(["pay", q, e["c"], 3])
+
+
+# ---------------------------------------------------------------------------------- gem manipulation
+
+
+def _target_set(state, e: dict):
+    """The targeted set if it is still the target player's (else None: the spell fails)."""
+    return find_set(state, e["tp"], e["s"])
+
+
+def _fail(state, e: dict) -> None:
+    event(state, "fail", e["c"], e["k"])
+
+
+def dragons_loot(state, cfg, e):
+    """Dragon's Loot: steal one completed, unprotected set; it moves intact (S-36, S-150)."""
+    s = _target_set(state, e)
+    if s is None or s[S_GUARD] or not is_complete(cfg, s):
+        return _fail(state, e)
+    state.shrines[e["tp"]].remove(s)
+    s[rules.S_BROKEN] = 0
+    state.shrines[e["c"]].append(s)
+
+
+def armageddon(state, cfg, e):
+    """Armageddon: destroy one completed, unprotected set (King's Vault); its owner may draw one."""
+    s = _target_set(state, e)
+    if s is None or s[S_GUARD] or not is_complete(cfg, s):
+        return _fail(state, e)
+    state.shrines[e["tp"]].remove(s)
+    to_king(state, s[S_GEMS])
+    state.tasks.append(["yes_draw", e["tp"], "armageddon"])
+
+
+def meteor_strike(state, cfg, e):
+    """Meteor Strike: destroy one gem not in a completed set."""
+    s = _target_set(state, e)
+    if s is None or is_complete(cfg, s) or e["g"] not in s[S_GEMS]:
+        return _fail(state, e)
+    remove_gem(state, e["tp"], s, e["g"])
+    to_king(state, [e["g"]])
+
+
+def tsunami(state, cfg, e):
+    """Tsunami: destroy one Basic Gem, also from an unprotected completed set (no penalty)."""
+    s = _target_set(state, e)
+    if s is None or s[S_GUARD] or cfg.basic_of[s[S_TYPE]] not in s[S_GEMS]:
+        return _fail(state, e)
+    b = cfg.basic_of[s[S_TYPE]]
+    remove_gem(state, e["tp"], s, b)
+    to_king(state, [b])
+
+
+def rat(state, cfg, e):
+    """Rat!: steal one gem not in a completed set; the thief types and places it (S-35, S-97)."""
+    s = _target_set(state, e)
+    if s is None or is_complete(cfg, s) or e["g"] not in s[S_GEMS]:
+        return _fail(state, e)
+    t = s[S_TYPE]
+    remove_gem(state, e["tp"], s, e["g"])
+    receive_gem(state, cfg, e["c"], e["g"], keep_type=t)
+
+
+def golem_grab(state, cfg, e):
+    """Golem Grab: steal one Basic Gem, also from an unprotected completed set."""
+    s = _target_set(state, e)
+    if s is None or s[S_GUARD] or cfg.basic_of[s[S_TYPE]] not in s[S_GEMS]:
+        return _fail(state, e)
+    b = cfg.basic_of[s[S_TYPE]]
+    remove_gem(state, e["tp"], s, b)
+    receive_gem(state, cfg, e["c"], b)
+
+
+def switch(state, cfg, e):
+    """Switch: swap one own gem with one opponent's gem, neither in a completed set (S-98)."""
+    c, q = e["c"], e["tp"]
+    mine, theirs = find_set(state, c, e["s2"]), _target_set(state, e)
+    if (mine is None or theirs is None or is_complete(cfg, mine) or is_complete(cfg, theirs)
+            or e["g2"] not in mine[S_GEMS] or e["g"] not in theirs[S_GEMS]):
+        return _fail(state, e)
+    t_mine, t_theirs = mine[S_TYPE], theirs[S_TYPE]
+    remove_gem(state, c, mine, e["g2"])
+    remove_gem(state, q, theirs, e["g"])
+    state.transit.append(e["g2"])
+    state.tasks.append(["receive", q, e["g2"], t_mine])
+    receive_gem(state, cfg, c, e["g"], keep_type=t_theirs)
+
+
+@task("receive")
+def _task_receive(state, cfg, t):
+    """``["receive", p, kind, type]``: a gem in transit arrives in ``p``'s Shrine."""
+    state.transit.remove(t[2])
+    receive_gem(state, cfg, t[1], t[2], keep_type=t[3])
+
+
+def forced_wager(state, cfg, e):
+    """Forced Wager: a gem not in a completed set (own allowed) to the caster's hand; its owner may draw."""
+    s = _target_set(state, e)
+    if s is None or is_complete(cfg, s) or e["g"] not in s[S_GEMS]:
+        return _fail(state, e)
+    remove_gem(state, e["tp"], s, e["g"])
+    hand_add_public(state, e["c"], e["g"])
+    state.tasks.append(["yes_draw", e["tp"], "forced_wager"])
+
+
+# ---------------------------------------------------------------------------------- hand, deck and vault
+
+
+def eye_see(state, cfg, e):
+    """Eye See!: up to two random cards of the opponent's hand are shown to the caster; it keeps
+    one (with one card it may keep or return it) (S-100, S-101, S-147)."""
+    q, c = e["tp"], e["c"]
+    hand = state.hands[q]
+    if not hand:
+        return _fail(state, e)
+    idx = sorted(int(i) for i in state.rng.choice(len(hand), size=min(2, len(hand)), replace=False))
+    cards = [hand[i] for i in idx]
+    for k in cards:
+        hand_remove(state, q, k, public=False)
+    state.aside = {"p": c, "from": q, "cards": cards}
+    event(state, "shown", q, cards, to=c)
+    ask(state, cfg, c, "eye_see", build_aside_choice(state, cfg, c, {"pass": len(cards) == 1}),
+        {"pass": len(cards) == 1})
+
+
+def build_aside_choice(state, cfg, p, ctx):
+    """One [card] answer per distinct kind set aside for ``p`` (plus [pass] when it may decline)."""
+    out = [[cfg.CARD + k] for k in sorted(set(state.aside["cards"]))]
+    return out + ([[cfg.PASS]] if ctx.get("pass") else [])
+
+
+BUILD["eye_see"] = build_aside_choice
+
+
+@finish("eye_see")
+def _finish_eye_see(state, cfg, p, pre, ctx):
+    aside = state.aside
+    state.aside = None
+    q, cards = aside["from"], list(aside["cards"])
+    if pre[0] != cfg.PASS:
+        k = pre[0] - cfg.CARD
+        cards.remove(k)
+        insort(state.hands[p], k)
+        insort(state.seen_hand[q][p], k)  # the victim knows which card left (S-101)
+        event(state, "eye_see_keep", p, q, k, to=p)
+        event(state, "eye_see_keep", p, q, k, to=q)
+    for k in cards:
+        insort(state.hands[q], k)
+        insort(state.seen_hand[p][q], k)  # the caster saw it go back
+    event(state, "eye_see", p, q)
+
+
+def howling_fear(state, cfg, e):
+    """Howling Fear: the chosen opponent discards two, then each other opponent one, clockwise
+    from the caster's left; each discarder chooses (S-102)."""
+    for q in reversed(_opponents(state, e["c"])):
+        if q != e["tp"]:
+            state.tasks.append(["discard", q, 1])
+    state.tasks.append(["discard", e["tp"], 2])
+
+
+def take_two(state, cfg, e):
+    """Take Two: draw two cards."""
+    draw_cards(state, cfg, e["c"], 2)
+
+
+def lucky_draw(state, cfg, e):
+    """Lucky Draw: draw three, discard one of them, keep two; each opponent may draw one (S-104)."""
+    c = e["c"]
+    got = []
+    for _ in range(3):
+        k = draw_one(state, cfg, c)
+        if k < 0:
+            for x in got:
+                insort(state.hands[c], x)
+            return
+        state.hands[c].remove(k)
+        got.append(k)
+    state.aside = {"p": c, "from": c, "cards": got}
+    ask(state, cfg, c, "lucky_draw", build_aside_choice(state, cfg, c, {}))
+
+
+BUILD["lucky_draw"] = build_aside_choice
+
+
+@finish("lucky_draw")
+def _finish_lucky_draw(state, cfg, p, pre, ctx):
+    k = pre[0] - cfg.CARD
+    cards = list(state.aside["cards"])
+    state.aside = None
+    cards.remove(k)
+    discard_card(state, k)
+    event(state, "discard", p, k)
+    for x in cards:
+        insort(state.hands[p], x)
+    for q in reversed(_opponents(state, p)):
+        state.tasks.append(["yes_draw", q, "lucky_draw"])
+
+
+def fire_reborn(state, cfg, e):
+    """Fire Reborn: discard two (one if that is all), chosen one at a time, then draw five."""
+    c = e["c"]
+    state.tasks.append(["draw", c, 5])
+    state.tasks.append(["discard", c, min(2, len(state.hands[c]))])
+
+
+def reanimate(state, cfg, e):
+    """Reanimate: any one card of the Discard Pile to hand (public)."""
+    if not state.discard:
+        return _fail(state, e)
+    ask(state, cfg, e["c"], "reanimate", [[cfg.CARD + k] for k in sorted(set(state.discard))])
+
+
+@finish("reanimate")
+def _finish_reanimate(state, cfg, p, pre, ctx):
+    k = pre[0] - cfg.CARD
+    state.discard.remove(k)
+    hand_add_public(state, p, k)
+    event(state, "reanimate", p, k)
+
+
+def natures_rebirth(state, cfg, e):
+    """Nature's Rebirth: a random card of the Discard Pile to hand (public, S-107) and one more play,
+    each copy at most once a turn (S-108)."""
+    c = e["c"]
+    if state.discard:
+        k = state.discard.pop(int(state.rng.integers(len(state.discard))))
+        hand_add_public(state, c, k)
+        event(state, "rebirth", c, k)
+    copies = sum(cfg.m.count[i] for i in cfg.m.kind_of_effect["natures_rebirth"])
+    if c == state.turn and state.rebirths < copies:
+        state.rebirths += 1
+        state.plays += 1
+
+
+def greedy_goblin(state, cfg, e):
+    """Greedy Goblin: search any Vault (own, another's, the King's); take one card (S-109)."""
+    v, c = e["v"], e["c"]
+    zone = state.king if v == state.n else state.vaults[v]
+    if not zone:
+        return _fail(state, e)
+    if v != c:
+        state.seen_vault[c][v] = list(zone)
+        event(state, "shown_vault", v, list(zone), to=c)
+    ask(state, cfg, c, "greedy_goblin", build_goblin(state, cfg, c, {"v": v}), {"v": v})
+
+
+def build_goblin(state, cfg, p, ctx):
+    """One [card] answer per distinct kind in the searched Vault."""
+    v = ctx["v"]
+    zone = state.king if v == state.n else state.vaults[v]
+    return [[cfg.CARD + k] for k in sorted(set(zone))]
+
+
+BUILD["greedy_goblin"] = build_goblin
+
+
+@finish("greedy_goblin")
+def _finish_greedy_goblin(state, cfg, p, pre, ctx):
+    k, v = pre[0] - cfg.CARD, ctx["v"]
+    vault_remove(state, v, k, public=False)
+    if k in state.seen_vault[p][v]:
+        state.seen_vault[p][v].remove(k)
+    insort(state.hands[p], k)
+    if v < state.n and v != p:
+        insort(state.seen_hand[v][p], k)  # the Vault's owner learns which card left
+        event(state, "goblin_took", p, v, k, to=v)
+    event(state, "goblin", p, v)
+
+
+def basilisk(state, cfg, e):
+    """Basilisk: two random cards of another Vault (the King's included); the caster puts one in
+    hand and one in its Vault (one card: it chooses where) (S-110)."""
+    v, c = e["v"], e["c"]
+    zone = state.king if v == state.n else state.vaults[v]
+    if not zone:
+        return _fail(state, e)
+    idx = sorted(int(i) for i in state.rng.choice(len(zone), size=min(2, len(zone)), replace=False))
+    cards = [zone[i] for i in idx]
+    for k in cards:
+        vault_remove(state, v, k, public=False)
+        if k in state.seen_vault[c][v]:
+            state.seen_vault[c][v].remove(k)
+    state.aside = {"p": c, "from": v, "cards": cards}
+    if v < state.n:
+        event(state, "basilisk_took", c, v, cards, to=v)
+    event(state, "shown", v, cards, to=c)
+    ask(state, cfg, c, "basilisk", build_basilisk(state, cfg, c, {}))
+
+
+def build_basilisk(state, cfg, p, ctx):
+    """[card] sends that card to hand (the other to the Vault); with one card also [bank]."""
+    cards = state.aside["cards"]
+    out = [[cfg.CARD + k] for k in sorted(set(cards))]
+    return out + ([[cfg.BANK + cards[0]]] if len(cards) == 1 else [])
+
+
+BUILD["basilisk"] = build_basilisk
+
+
+@finish("basilisk")
+def _finish_basilisk(state, cfg, p, pre, ctx):
+    cards = list(state.aside["cards"])
+    state.aside = None
+    a = pre[0]
+    if a >= cfg.CARD:
+        k = a - cfg.CARD
+        cards.remove(k)
+        insort(state.hands[p], k)
+    for k in cards:
+        insort(state.vaults[p], k)  # a gem card in a Vault is payable at its gold (S-37)
+    event(state, "basilisk", p)
+
+
+# ---------------------------------------------------------------------------------- protection & disruption
+
+
+def gem_guardian(state, cfg, e):
+    """Gem Guardian: attach to the caster's completed, unprotected set, if it still is one (S-148)."""
+    s = find_set(state, e["c"], e["s"])
+    state.resolving.remove(e["k"])
+    if s is None or s[S_GUARD] or not is_complete(cfg, s):
+        _fail(state, e)
+        state.discard.append(e["k"])
+        return
+    s[S_GUARD] = 1
+    event(state, "guard", e["c"], s[S_ID])
+
+
+def _cancel_below(state, e: dict) -> None:
+    """Cancel the spell the counter was cast against: the entry now on top of the stack."""
+    if state.stack:
+        state.stack[-1]["x"] = 1
+
+
+def counter_spell(state, cfg, e):
+    """Counter Spell: cancel the spell below; then return one own unprotected gem to hand if
+    possible, even from a completed set, without penalty (§16, S-48, S-85)."""
+    _cancel_below(state, e)
+    c = e["c"]
+    cands = [[cfg.SET + i, cfg.CARD + k] for i, s in enumerate(state.shrines[c][:MAX_SETS]) if not s[S_GUARD]
+             for k in sorted(set(s[S_GEMS]))]
+    if cands:
+        ask(state, cfg, c, "counter_return", cands)
+
+
+@finish("counter_return")
+def _finish_counter_return(state, cfg, p, pre, ctx):
+    s = state.shrines[p][pre[0] - cfg.SET]
+    k = pre[1] - cfg.CARD
+    remove_gem(state, p, s, k)
+    hand_add_public(state, p, k)
+    event(state, "returned", p, k)
+
+
+def diabolic_denial(state, cfg, e):
+    """Diabolic Denial: cancel the spell below; then discard one card if possible (§16, S-86)."""
+    _cancel_below(state, e)
+    state.tasks.append(["discard", e["c"], 1])
+
+
+def chaos_cube(state, cfg, e):
+    """Chaos Cube: take control of the spell below and recast it at new targets chosen now; with
+    none it fails; the recast has its own window (§16, C-6, S-89..S-93, S-142)."""
+    c = e["c"]
+    stolen = state.stack[-1]
+    tails = target_tails(state, cfg, c, stolen["k"], recast=True)
+    if not tails:
+        state.stack.pop()
+        state.resolving.remove(e["k"])
+        state.discard.append(e["k"])
+        state.discard.append(stolen["k"])
+        event(state, "fail", c, stolen["k"])
+        return
+    ask(state, cfg, c, "chaos_cube", tails, {"cc": e["k"]})
+
+
+@finish("chaos_cube")
+def _finish_chaos_cube(state, cfg, p, pre, ctx):
+    stolen = state.stack[-1]
+    for f in ("t", "tp", "s", "g", "s2", "g2", "v"):
+        stolen[f] = -1
+    decode(state, cfg, p, stolen["k"], pre, stolen)
+    event(state, "recast", p, stolen["k"], stolen["tp"])
+    state.tasks.append(["window", 0])
+    state.tasks.append(["to_discard", ctx["cc"]])
+
+
+def sleep_spell(state, cfg, e):
+    """Sleep Spell: every opponent casts no spell in its own next turn (banking allowed) (S-111)."""
+    for q in _opponents(state, e["c"]):
+        state.sleep_next[q] = 1
+
+
+def freeze(state, cfg, e):
+    """Freeze: every opponent plays no Gem Card from hand in its own next turn (S-112)."""
+    for q in _opponents(state, e["c"]):
+        state.freeze_next[q] = 1
+
+
+def sirens_call(state, cfg, e):
+    """Siren's Call (option): the named player is an event; the caster draws one card (C-13)."""
+    event(state, "siren", e["c"], e["tp"])
+    draw_cards(state, cfg, e["c"], 1)
+
+
+#: effect name (manifest) -> the card's function
+EFFECTS = {name: globals()[name] for name in (
+    "any_gem_jam", "paired_gem_jam", "double_trouble", "shakedown", "kings_ransom",
+    "dragons_loot", "armageddon", "meteor_strike", "tsunami", "rat", "switch", "golem_grab", "forced_wager",
+    "eye_see", "howling_fear", "take_two", "lucky_draw", "fire_reborn", "reanimate", "natures_rebirth",
+    "greedy_goblin", "basilisk", "gem_guardian", "counter_spell", "diabolic_denial", "chaos_cube",
+    "sleep_spell", "freeze", "sirens_call")}
+
+__all__ = ["EFFECTS", "decode", "play_cands", "target_tails"]

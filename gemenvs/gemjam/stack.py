@@ -1,0 +1,140 @@
+"""The response stack: casting, response windows, Counter Spell / Diabolic Denial / Chaos Cube
+reactions, Double Trouble attached to a Gem Jam, and resolution from the top (§16, C-4, C-5, C-6).
+
+A stack entry is a dict: ``k`` card kind, ``c`` its caster (the Chaos Cube player after a
+recast), ``x`` cancelled, ``m`` Double Troubles that doubled it, and its targets fixed at cast
+(``t`` gem type, ``tp`` target player, ``s``/``g`` target set id and gem kind, ``s2``/``g2`` the
+caster's own gem for Switch, ``v`` the Vault: a seat, or ``n`` for the King's Vault).
+"""
+from __future__ import annotations
+
+from gemenvs.gemjam import rules
+from gemenvs.gemjam.data import GEM_TARGETING
+from gemenvs.gemjam.rules import ask, event, finish, hand_remove, task
+
+BUILD = rules.BUILD
+
+
+def new_entry(kind: int, caster: int) -> dict:
+    """A stack entry with no targets."""
+    return {"k": kind, "c": caster, "x": 0, "m": 0, "t": -1, "tp": -1, "s": -1, "g": -1, "s2": -1, "g2": -1,
+            "v": -1, "dt": 0, "nodt": 0}
+
+
+def cast(state, cfg, p: int, entry: dict) -> None:
+    """Put a spell from ``p``'s hand on the stack and open its response window (§16)."""
+    hand_remove(state, p, entry["k"])
+    state.stack.append(entry)
+    event(state, "cast", p, entry["k"], entry["tp"], entry["t"])
+    state.tasks.append(["window", 0])
+
+
+def responders(state, caster: int) -> list[int]:
+    """Who may answer a spell: every player but its caster, clockwise from the turn player (C-4)."""
+    n = state.n
+    return [q for q in ((state.turn + j) % n for j in range(n)) if q != caster]
+
+
+def targets_gems_of(cfg, e: dict, q: int) -> bool:
+    """Whether stack entry ``e`` is a spell that targets ``q``'s gems or sets (Chaos Cube, C-6)."""
+    return cfg.eff[e["k"]] in GEM_TARGETING and e["tp"] == q
+
+
+def react_cands(state, cfg, q: int, ctx=None) -> list:
+    """``q``'s answers in a window: pass, or a reaction it holds (none while asleep in its own turn)."""
+    out = [[cfg.PASS]]
+    if state.asleep and q == state.turn:
+        return out
+    top = state.stack[-1]
+    for k in sorted(set(state.hands[q])):
+        eff = cfg.eff[k]
+        if eff in ("counter_spell", "diabolic_denial") or (eff == "chaos_cube" and targets_gems_of(cfg, top, q)):
+            out.append([cfg.PLAY + k])
+    return out
+
+
+BUILD["react"] = react_cands
+
+
+@task("window")
+def _window(state, cfg, t):
+    """``["window", i]``: the i-th responder to the top spell decides; after the last, resolve."""
+    order = responders(state, state.stack[-1]["c"])
+    i = t[1]
+    if i >= len(order):
+        state.tasks.append(["resolve"])
+        return
+    q = order[i]
+    ask(state, cfg, q, "react", react_cands(state, cfg, q), {"i": i})
+
+
+@finish("react")
+def _finish_react(state, cfg, p, pre, ctx):
+    if pre[0] == cfg.PASS:
+        state.tasks.append(["window", ctx["i"] + 1])
+        return
+    # the first to react opens a new window; the spell below can no longer be answered (§16)
+    cast(state, cfg, p, new_entry(pre[0] - cfg.PLAY, p))
+
+
+def may_double(state, cfg, e: dict) -> bool:
+    """Whether the caster of a Gem Jam about to resolve may attach a Double Trouble (S-69, S-149)."""
+    c = e["c"]
+    return c == state.turn and state.plays > 0 and not state.asleep and cfg.m.double_trouble in state.hands[c]
+
+
+def double_cands(state, cfg, p: int, ctx=None) -> list:
+    """The Gem Jam caster's answers before it resolves: pass, or attach a Double Trouble."""
+    e = state.stack[-1]
+    return [[cfg.PASS]] + ([[cfg.PLAY + cfg.m.double_trouble]] if may_double(state, cfg, e) else [])
+
+
+BUILD["double"] = double_cands
+
+
+@task("resolve")
+def _resolve(state, cfg, t):
+    """Resolve the top of the stack; the entries below follow without new windows (§16, C-4)."""
+    from gemenvs.gemjam.spells import EFFECTS
+    if not state.stack:
+        return
+    e = state.stack[-1]
+    if not e["x"] and not e["nodt"] and cfg.eff[e["k"]] in ("any_gem_jam", "paired_gem_jam"):
+        # always asked (a forced pass when it holds no Double Trouble), so that nobody learns
+        # from the question itself whether the caster holds one (S-141)
+        ask(state, cfg, e["c"], "double", double_cands(state, cfg, e["c"]))
+        return
+    state.stack.pop()
+    state.resolving.append(e["k"])
+    state.tasks.append(["resolve"])
+    eff = cfg.eff[e["k"]]
+    if e["x"]:
+        event(state, "cancelled", e["c"], e["k"])
+        state.tasks.append(["to_discard", e["k"]])
+        return
+    if eff not in ("gem_guardian", "chaos_cube"):
+        state.tasks.append(["to_discard", e["k"]])
+    event(state, "resolve", e["c"], e["k"])
+    EFFECTS[eff](state, cfg, e)
+
+
+@finish("double")
+def _finish_double(state, cfg, p, pre, ctx):
+    e = state.stack[-1]
+    if pre[0] == cfg.PASS:
+        e["nodt"] = 1
+        state.tasks.append(["resolve"])
+        return
+    # C-5: Double Trouble attached to the Gem Jam uses a play and has its own window
+    state.plays -= 1
+    dt = new_entry(cfg.m.double_trouble, p)
+    dt["dt"] = 1
+    cast(state, cfg, p, dt)
+
+
+@task("to_discard")
+def _to_discard(state, cfg, t):
+    """A resolved (or cancelled, or failed) spell goes to the Discard Pile (§17)."""
+    state.resolving.remove(t[1])
+    state.discard.append(t[1])
+
