@@ -128,7 +128,7 @@ def decode(state, cfg, p: int, kind: int, tail: list[int], entry: dict | None = 
 # ---------------------------------------------------------------------------------- the play decision
 
 
-def play_cands(state, cfg, p: int) -> list:
+def play_cands(state, cfg, p: int, ctx=None) -> list:
     """The turn player's next play (§6): end plays; bank a gold or spell card; a gem to the
     Shrine (type, set) unless frozen; cast a spell (targets) unless asleep. One play each."""
     out = [[cfg.END]]

@@ -1,0 +1,96 @@
+"""The Gem Jam environments: PettingZoo API suites, seeding, rendering, illegal actions, final infos."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, parallel_api_test, seed_test
+
+from gemenvs import gemjam_v0
+from gemenvs.core.engine import IllegalActionError
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_aec_api(players):
+    api_test(gemjam_v0.env(num_players=players), num_cycles=120)
+
+
+def test_parallel_api_and_seeding():
+    parallel_api_test(gemjam_v0.parallel_env(), num_cycles=120)
+    seed_test(gemjam_v0.env, num_cycles=60)
+
+
+def play_out(env, seed=0, final=None):
+    """A random game through the AEC env; returns the number of agent decisions (``final``
+    collects each agent's (reward, info) at its end)."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    steps = 0
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            if final is not None:
+                final[agent] = (reward, info)
+            env.step(None)
+            continue
+        assert obs["action_mask"].sum() >= 2
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        steps += 1
+    return steps
+
+
+def test_a_full_game_ends_with_rewards_and_infos():
+    env = gemjam_v0.env(render_mode="ansi")
+    final = {}
+    assert play_out(env, 1, final) > 50
+    raw = env.unwrapped
+    info = final["player_0"][1]
+    assert info["end_reason"] in ("four_sets", "deck_out", "max_rounds")
+    assert set(info["score_breakdown"]) == {"completed_sets", "won"}
+    rewards = sorted(r for r, _ in final.values())
+    assert rewards in ([-1.0, -1.0, 1.0], [-1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
+    assert "game over" in env.render()
+    log = raw.game.game_log(raw.game_state, 0)
+    assert any("casts" in line for line in log) and any(line.startswith("game over") for line in log)
+
+
+def test_agent_selection_follows_responders_and_payers():
+    env = gemjam_v0.env()
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    seen = set()
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        d = env.unwrapped.game_state.decision
+        seen.add((d["why"], env.unwrapped.game_state.turn == d["p"]))
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert any(not own for _, own in seen)  # someone decided in another player's turn
+
+
+def test_illegal_actions_raise_or_terminate():
+    env = gemjam_v0.env()
+    env.reset(seed=0)
+    mask = env.last()[0]["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(IllegalActionError, match="illegal action"):
+        env.step(bad)
+    env = gemjam_v0.env(illegal_action="terminate")
+    env.reset(seed=0)
+    agent = env.agent_selection
+    env.step(bad)
+    assert env.unwrapped.rewards[agent] == -1.0 and all(env.unwrapped.terminations.values())
+
+
+def test_observation_spec_and_action_spec_are_exposed():
+    env = gemjam_v0.env(num_players=4)
+    env.reset(seed=0)
+    spec = env.unwrapped.observation_spec
+    obs = env.observe(env.agent_selection)["observation"]
+    assert obs.shape == (spec.size,) and obs.dtype == np.float32
+    low, high = spec.bounds()
+    assert (obs >= low).all() and (obs <= high).all()
+    names = env.unwrapped.game.action_spec.names
+    assert names == ["play", "bank", "end_plays", "adjust", "gem_type", "target_player", "king_vault", "set",
+                     "new_set", "card", "yes", "pass"]
