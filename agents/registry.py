@@ -14,6 +14,7 @@ BASELINES: dict[str, dict[str, str]] = {
         "random": "gemenvs.agents.random_agent:RandomAgent",
         "greedy": "gemenvs.agents.gem:GemGreedyAgent",
     },
+    "gemjam": {"random": "gemenvs.agents.random_agent:RandomAgent"},
 }
 
 

@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 ENVIRONMENTS = {
     "gemenvs/MegaGem-v0": "gemenvs.megagem_v0",
     "gemenvs/GEM-v0": "gemenvs.gem_v0",
+    "gemenvs/GemJam-v0": "gemenvs.gemjam_v0",
 }
 
 
