@@ -69,19 +69,6 @@ def megagem_charts_table() -> str:
     return _table(["gems of the colour in the Display"] + list(CHART_NAMES), rows)
 
 
-def megagem_action_table() -> str:
-    """Action ids for every player count, with when each is legal."""
-    games = [MegaGem(num_players=n) for n in PLAYER_COUNTS]
-    head = ["action"] + [f"id, {n} players" for n in PLAYER_COUNTS] + ["legal when"]
-    rows = [["bid *k* coins (*k* = 0, 1, ...)"] + [f"*k* (0..{g.max_bid})" for g in games]
-            + ["bidding, this seat has not bid yet, and *k* <= its bid limit (own coins, plus the amount "
-               "of a Loan card being auctioned)"]]
-    for c, colour in enumerate(COLOURS):
-        rows.append([games[0].action_name(games[0].reveal_offset + c)] + [g.reveal_offset + c for g in games]
-                    + [f"this seat won the auction, must reveal, and holds a {colour} gem card"])
-    return _table(head, rows)
-
-
 def megagem_scales_note() -> str:
     """The constants the observation scales come from."""
     return (f"Scales: coins 100; gem counts {GEMS_PER_COLOUR}; loans {TOTAL_LOANS} (all Loan cards); "
@@ -111,7 +98,7 @@ def action_table(game_class, players: int) -> str:
 #: page -> (Game class, player counts, whether its action table comes from its ActionSpec):
 #: each page gets generated blocks ``obs-table players=N`` (and ``action-table players=N``)
 GAME_PAGES: dict[str, tuple[type, tuple[int, ...], bool]] = {
-    "megagem.md": (MegaGem, PLAYER_COUNTS, False),
+    "megagem.md": (MegaGem, PLAYER_COUNTS, True),
     "gem.md": (Gem, Gem.player_counts, True),
 }
 
@@ -133,7 +120,6 @@ BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
         "missions-table": megagem_missions_table,
         "charts-table": megagem_charts_table,
         "scales-note": megagem_scales_note,
-        "action-table": megagem_action_table,
         **_game_blocks("megagem.md"),
     },
     "gem.md": {
