@@ -3,8 +3,10 @@
 Both agents read only the acting seat's observation, decoded through the environment's
 :class:`~gemenvs.core.spec.ObservationSpec`, and the action mask; they never touch the engine.
 
-Action ids: ``0..max_bid`` bid that many coins (``max_bid = num_actions - 6``), then five reveal
-actions, one per colour (Blue, Green, Pink, Purple, Yellow).
+Action ids come from the game's :class:`~gemenvs.core.spec.ActionSpec` (``BaseAgent.for_env``
+hands it over): the range ``bid`` (argument: coins) and the range ``reveal`` (argument: colour,
+Blue, Green, Pink, Purple, Yellow). Without an environment, build an agent from a game:
+``HeuristicBidder(spec=game.spec, action_spec=game.action_spec)``.
 
 Shared model of a colour's final value: every gem card that starts in a hand ends in the
 Value Display, so the final Display count of colour ``c`` is ``display[c] + own_hand[c] + X``
@@ -22,7 +24,7 @@ from functools import lru_cache
 import numpy as np
 
 from gemenvs.agents.base import BaseAgent, legal_actions
-from gemenvs.core.spec import ObservationSpec
+from gemenvs.core.spec import ActionSpec, ObservationSpec
 from gemenvs.megagem.data import (
     AUCTION_AMOUNT, AUCTION_TYPE, GEMS_PER_COLOUR, MISSION_VALUE, MISSIONS, NUM_COLOURS, VALUE_CHARTS,
 )
@@ -220,27 +222,29 @@ def _mission_gain(missions: tuple, before: tuple, gems: tuple, progress: tuple) 
 # --------------------------------------------------------------------------- agents
 
 class _MegaGemAgent(BaseAgent):
-    """Shared plumbing: the decoder and the bid/reveal split of the action space."""
+    """Shared plumbing: the decoder and the ``bid`` / ``reveal`` ranges of the action spec."""
 
     def __init__(self, spec: ObservationSpec | None = None, num_actions: int | None = None, seed: int | None = None,
-                 action_spec=None):
+                 action_spec: ActionSpec | None = None):
         super().__init__(spec, num_actions, seed, action_spec)
         self.decode = Decoder(spec)
-        if num_actions is None:
-            raise ValueError("MegaGem agents need num_actions (use Agent.for_env(env))")
-        self.num_bids = int(num_actions) - NUM_COLOURS  # bids 0..max_bid
+        if action_spec is None:
+            raise ValueError("MegaGem agents need the action spec (use Agent.for_env(env), or "
+                             "spec=game.spec, action_spec=game.action_spec)")
+        self.bids, self.reveals = action_spec["bid"], action_spec["reveal"]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask)
         legal = legal_actions(mask)
-        if legal[0] >= self.num_bids:  # revealing a gem from hand
+        bids, reveals = self.bids, self.reveals
+        if legal[0] in reveals:  # revealing a gem from hand
             v = self.decode(observation)
-            colours = [int(a) - self.num_bids for a in legal]
-            return self.num_bids + self.choose_reveal(v, colours)
-        limit = int(legal[legal < self.num_bids][-1])
+            colours = [int(a) - reveals.start for a in legal]
+            return reveals[self.choose_reveal(v, colours)]
+        limit = int(legal[legal < bids.stop][-1]) - bids.start
         v = self.decode(observation)
         bid = int(self.choose_bid(v, limit))
-        return min(max(bid, 0), limit)
+        return bids[min(max(bid, 0), limit)]
 
     def choose_bid(self, v: View, limit: int) -> int:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -319,7 +323,7 @@ class HeuristicBidder(_MegaGemAgent):
     PARAMS = ("progress", "psi", "share", "lam_max", "deny", "prior_ratios", "prior_fracs", "history_len")
 
     def __init__(self, spec: ObservationSpec | None = None, num_actions: int | None = None, seed: int | None = None,
-                 action_spec=None, **params):
+                 action_spec: ActionSpec | None = None, **params):
         super().__init__(spec, num_actions, seed, action_spec)
         for k, val in params.items():
             if k not in self.PARAMS:

@@ -22,9 +22,11 @@ observation slots (`env.observation_spec`) and action ids.
 `illegal_action` ("raise" or "terminate"), `render_mode` ("ansi", "human" or None).
 
 ## Actions
-`0..max_bid`: bid that many coins (max_bid = starting coins + 60); `max_bid+1..max_bid+5`:
-reveal a gem of colour Blue, Green, Pink, Purple, Yellow from hand. The mask is exact and all
-zero for an agent that is not to act.
+Named ranges (`env.unwrapped.action_spec`): `bid[k]`, ids `0..max_bid`, bids k coins (max_bid =
+starting coins + 60); `reveal[colour]`, the next five ids, reveals a gem of colour Blue, Green,
+Pink, Purple, Yellow from hand. The mask is exact and all zero for an agent that is not to act.
+A decision with one legal action (a bid limit of 0; a one-colour hand at a reveal) is played by
+the engine and logged as forced: the agent is not asked.
 
 ## Rewards
 At the end only: "win" +1 to every top scorer, -1 to the others; "score" final score / 100;
@@ -33,7 +35,9 @@ end carry `score`, `score_breakdown` (coins, gems, missions, loans, investments,
 `scores` and `winners`.
 
 ## Version history
-* v0: first release.
+* v0: first release. Since the shared engine core: forced decisions are played by the engine
+  (and logged in ``state.log``) instead of being put to the agent; rules, spaces and
+  observations unchanged.
 """
 from gemenvs.megagem.env import env, parallel_env, parallel_raw_env, raw_env
 

@@ -9,8 +9,6 @@ from gemenvs.agents import RandomAgent, make_agent, play_game, run_match
 from gemenvs.agents.megagem import Decoder, HeuristicBidder, TruthfulAgent, hypergeom_pmf
 from gemenvs.megagem import MegaGem
 from gemenvs.megagem.data import CHART_NAMES, MISSIONS, VALUE_CHARTS, mission_met
-from gemenvs.megagem.encode import build_spec
-from gemenvs.megagem.rules import Options
 
 AGENTS = {"heuristic": HeuristicBidder, "truthful": TruthfulAgent, "random": RandomAgent}
 
@@ -108,15 +106,12 @@ def test_agents_are_deterministic_under_a_seed():
 @pytest.mark.parametrize("num_players", [3, 5])
 def test_agents_need_only_observation_and_mask_arrays(num_players):
     """Drive the engine directly and hand the agents read-only copies of obs and mask, nothing else."""
-    opts = Options(num_players=num_players, value_chart="E")
-    spec = build_spec(opts)
-    num_actions = opts.max_bid + 1 + 5
-    agents = [HeuristicBidder(spec=spec, num_actions=num_actions, seed=p) if p % 2 == 0
-              else TruthfulAgent(spec=spec, num_actions=num_actions, seed=p) for p in range(num_players)]
+    game = MegaGem(num_players=num_players, value_chart="E")
+    agents = [HeuristicBidder(spec=game.spec, action_spec=game.action_spec, seed=p) if p % 2 == 0
+              else TruthfulAgent(spec=game.spec, action_spec=game.action_spec, seed=p) for p in range(num_players)]
     for agent in agents:  # nothing engine- or env-like is held by the agent
         for value in vars(agent).values():
             assert not hasattr(value, "game_state") and not hasattr(value, "legal_mask")
-    game = MegaGem(num_players=num_players, value_chart="E")
     for seed in range(3):
         state = game.new_state(seed)
         for agent in agents:
@@ -201,10 +196,9 @@ def _bid_mask(num_actions, limit):
 
 
 def test_truthful_agent_bids_its_expected_value():
-    opts = Options(num_players=4)
-    spec = build_spec(opts)
-    na = opts.max_bid + 6
-    agent = TruthfulAgent(spec=spec, num_actions=na)
+    game = MegaGem(num_players=4)
+    spec, na = game.spec, game.num_actions
+    agent = TruthfulAgent(spec=spec, action_spec=game.action_spec)
     assert hypergeom_pmf(2, 1, 1) == (0.5, 0.5)
     # missions 0-3 (the shields, a pair of any colour, 2 Blue) are not met by the lot's gems
     assert not any(mission_met(m, [1, 1, 0, 0, 0], "any") for m in range(4))
@@ -221,24 +215,22 @@ def test_truthful_agent_bids_its_expected_value():
 
 
 def test_truthful_agent_adds_the_mission_a_lot_completes():
-    opts = Options(num_players=4)
-    spec = build_spec(opts)
-    na = opts.max_bid + 6
-    agent = TruthfulAgent(spec=spec, num_actions=na)
+    game = MegaGem(num_players=4)
+    spec, na = game.spec, game.num_actions
+    agent = TruthfulAgent(spec=spec, action_spec=game.action_spec)
     pendant_blue_green = next(i for i, m in enumerate(MISSIONS) if m[0] == "Pendant: Blue + Green")
     obs = _lot_obs(spec, 1, missions=(pendant_blue_green, 0, 1, 2))  # the 2-gem lot meets it: +5
     assert agent.act(obs, _bid_mask(na, 40)) == 28 + 5
 
 
 def test_heuristic_bids_just_enough_when_the_others_are_broke():
-    opts = Options(num_players=4)
-    spec = build_spec(opts)
-    na = opts.max_bid + 6
+    game = MegaGem(num_players=4)
+    spec, na = game.spec, game.num_actions
     obs = _lot_obs(spec, 0)
     coins = spec["coins"]
     obs[coins.offset:coins.stop] = np.array([30, 0, 0, 0]) / coins.scale
     tie = spec["tie_rank"]
-    agent = HeuristicBidder(spec=spec, num_actions=na)
+    agent = HeuristicBidder(spec=spec, action_spec=game.action_spec)
     # it wins ties (rank 0): a bid of 0 already wins
     obs[tie.offset:tie.stop] = np.array([0, 1, 2, 3]) / tie.scale
     assert agent.act(obs, _bid_mask(na, 30)) == 0
@@ -248,14 +240,20 @@ def test_heuristic_bids_just_enough_when_the_others_are_broke():
 
 
 def test_reveal_picks_a_colour_in_hand():
-    opts = Options(num_players=4)
-    spec = build_spec(opts)
-    na = opts.max_bid + 6
+    game = MegaGem(num_players=4)
+    spec, na = game.spec, game.num_actions
     obs = _lot_obs(spec, 0)
+    blue = game.action_spec["reveal"][0]
     mask = np.zeros(na, dtype=np.int8)
-    mask[opts.max_bid + 1 + 0] = 1  # only blue in hand
+    mask[blue] = 1  # only blue in hand
     for cls in (HeuristicBidder, TruthfulAgent):
-        assert cls(spec=spec, num_actions=na).act(obs, mask) == opts.max_bid + 1
+        assert cls(spec=spec, action_spec=game.action_spec).act(obs, mask) == blue
+
+
+def test_agents_need_the_action_spec():
+    game = MegaGem(num_players=4)
+    with pytest.raises(ValueError, match="action spec"):
+        HeuristicBidder(spec=game.spec, num_actions=game.num_actions)
 
 
 # ----------------------------------------------------------------------------- strength

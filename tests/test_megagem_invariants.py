@@ -8,20 +8,25 @@ and the rulebook + CLARIFICATIONS (MegaGem section):
 * every one of the 30 gems lies in exactly one zone (hands, collections, Display, deck, row);
 * coins are accounted exactly: coins = start - bids paid + loans received;
 * each seat's mask is exactly what the rules allow (bids 0..coins, 0..coins+L on a loan;
-  reveal = colours in hand; all zero for a seat not to act), and ``illegal_reason`` accepts
+  reveal = colours in hand; all zero for a seat not to act), and ``why_illegal`` accepts
   every masked action and rejects every unmasked one;
+* a decision with a single legal action (bid limit 0; a hand of one colour) is forced:
+  ``forced_action`` names exactly that action (and agrees with the core's mask-based default),
+  the test plays it as the core does, and at the end the core's own replay of the seed and
+  the decision log (``state_from_dict``) rebuilds the very same state, forced entries included;
 * auctions resolve per the rules (highest bid, tie-break, what is bought, the reveal duty,
   mission claims), no game goes past 25 rounds, and the final score breakdown adds up.
 """
 from __future__ import annotations
 
 import itertools
+import json
 import random
 
 import numpy as np
 import pytest
 
-from gemenvs.core.engine import IllegalActionError
+from gemenvs.core.engine import Game, IllegalActionError
 from gemenvs.megagem.data import (
     AUCTION_AMOUNT, AUCTION_COPIES, AUCTION_TYPE, GEMS_PER_COLOUR, MISSION_VALUE, MISSIONS, NUM_COLOURS,
     NUM_GEMS, SETUP, VALUE_CHARTS, mission_met,
@@ -31,7 +36,7 @@ from gemenvs.megagem.rules import BID, OVER, REVEAL
 
 NUM_GAMES = 2016  # 7 games for each of the 288 option combinations
 NUM_CHUNKS = 8
-FULL_CHECK_EVERY = 32  # every 32nd game checks every action id of every decision with illegal_reason
+FULL_CHECK_EVERY = 32  # every 32nd game checks every action id of every decision with why_illegal
 
 OPTION_GRID = list(itertools.product(
     (3, 4, 5), ("A", "B", "C", "D", "E", "random"), ("rulebook", "queue"),
@@ -68,7 +73,8 @@ def expected_legal_range(game: MegaGem, s, player: int) -> tuple[int, int]:
         return 0, limit
     colours = [c for c in range(NUM_COLOURS) if s.hands[player][c] > 0]
     assert colours, "a winner with an empty hand must not be asked to reveal"
-    return game.reveal_offset + colours[0], game.reveal_offset + colours[-1]
+    reveals = game.action_spec["reveal"]
+    return reveals[colours[0]], reveals[colours[-1]]
 
 
 def choose_bid(rnd: random.Random, limit: int) -> int:
@@ -87,11 +93,17 @@ def play_checked(index: int, stats: dict) -> None:
     game = game_for(combo)
     n, tie_break, reveal_after = combo[0], combo[2], combo[3]
     rnd = random.Random(index)
-    s = game.new_state(index)
+    # the test plays every decision itself through game.play, forced ones as the core does
+    # (logged with forced=1), and checks at the end that the core's replay agrees
+    s = game.initial_state(index)
     full = (index // NUM_CHUNKS) % FULL_CHECK_EVERY == 0
     start, hand_size = SETUP[n]
     A = game.num_actions
-    off = game.reveal_offset
+    off = game.action_spec["reveal"].start
+
+    def decide(p: int, a: int, forced: bool) -> None:
+        s.log.append([p, a, int(forced)])
+        game.play(s, p, a)
 
     # the set-up
     assert s.coins == [start] * n
@@ -118,6 +130,7 @@ def play_checked(index: int, stats: dict) -> None:
     while s.phase != OVER:
         acting = game.to_act(s)
         assert acting == tuple(sorted(acting)) and acting
+        forced = []  # (seat, its single legal action) of the seats to act, in seat order
         for p in range(n):
             mask = game.legal_mask(s, p)
             assert mask.dtype == np.int8 and mask.shape == (A,)
@@ -127,6 +140,10 @@ def play_checked(index: int, stats: dict) -> None:
                 assert game.why_illegal(s, p, a) is not None, (p, a)
                 continue
             lo, hi = expected_legal_range(game, s, p)
+            single = lo if lo == hi else None
+            assert game.forced_action(s, p) == single == Game.forced_action(game, s, p), (p, single)
+            if single is not None:
+                forced.append((p, single))
             if s.phase == BID:  # bids 0..limit, nothing else
                 assert mask[:hi + 1].all() and not mask[hi + 1:].any(), f"seat {p}: bids 0..{hi} expected"
             else:  # reveal: exactly the colours in hand
@@ -146,10 +163,14 @@ def play_checked(index: int, stats: dict) -> None:
                 assert np.all(o >= low) and np.all(o <= high)
 
         if s.phase == BID:
-            p = rnd.choice(acting)
-            mask = game.legal_mask(s, p)
-            limit = int(np.flatnonzero(mask)[-1])
-            action = choose_bid(rnd, limit)
+            if forced:
+                (p, action), limit = forced[0], 0
+                stats["forced_bids"] += 1
+            else:
+                p = rnd.choice(acting)
+                mask = game.legal_mask(s, p)
+                limit = int(np.flatnonzero(mask)[-1])
+                action = choose_bid(rnd, limit)
             card, row_before, history_len = s.auction_card, list(s.gem_row), len(s.history)
             last_winner, queue_before = s.last_winner, list(s.tie_queue)
             hands_before = [list(h) for h in s.hands]
@@ -160,7 +181,7 @@ def play_checked(index: int, stats: dict) -> None:
                 with pytest.raises(IllegalActionError):
                     game.apply(s, p, limit + 1)
                 assert s.to_dict() == before
-            game.apply(s, p, action)
+            decide(p, action, bool(forced))
             bids[p] = action
             decisions += 1
             if len(bids) < n:
@@ -231,7 +252,8 @@ def play_checked(index: int, stats: dict) -> None:
             if full and len(colours) < NUM_COLOURS:
                 missing = next(x for x in range(NUM_COLOURS) if not s.hands[p][x])
                 assert "hand" in game.why_illegal(s, p, off + missing)
-            game.apply(s, p, off + c)
+            stats["forced_reveals"] += bool(forced)
+            decide(p, off + c, bool(forced))
             decisions += 1
             hand_left[p] -= 1
             revealed[c] += 1
@@ -251,6 +273,8 @@ def play_checked(index: int, stats: dict) -> None:
 
     # the end: every gem sold or revealed, everything settled
     stats["games"] += 1
+    if index % 4 == 0:  # the core plays the same forced decisions: its replay of seed + log is this game
+        assert game.state_from_dict(json.loads(json.dumps(s.to_dict()))) == s
     assert s.round <= 25 and len(s.history) == s.round
     assert not s.gem_row and not s.gem_deck
     assert all(sum(h) == 0 for h in s.hands)
@@ -296,12 +320,13 @@ def check_round_end(s, finish, two_pairs: str, stats: dict) -> None:
 @pytest.mark.parametrize("chunk", range(NUM_CHUNKS))
 def test_random_games_keep_invariants(chunk):
     stats = dict.fromkeys(("games", "ties", "random_ties", "short_pair", "loan_overbid", "reveals",
-                           "no_reveal", "claims", "rounds_max"), 0)
+                           "no_reveal", "claims", "rounds_max", "forced_bids", "forced_reveals"), 0)
     for index in range(chunk, NUM_GAMES, NUM_CHUNKS):
         play_checked(index, stats)
     assert stats["games"] == NUM_GAMES // NUM_CHUNKS
     # the random policy really exercises the rules' corners (else the checks above prove little)
-    for key in ("ties", "random_ties", "short_pair", "loan_overbid", "reveals", "no_reveal", "claims"):
+    for key in ("ties", "random_ties", "short_pair", "loan_overbid", "reveals", "no_reveal", "claims",
+                "forced_bids", "forced_reveals"):
         assert stats[key] > 0, f"no game exercised {key}: {stats}"
     assert 15 <= stats["rounds_max"] <= 25
 

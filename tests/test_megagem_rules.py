@@ -95,24 +95,36 @@ def position(card, *, n=4, coins=None, hands=None, collections=None, display=Non
 
 
 def bid(g: MegaGem, s, *bids: int) -> None:
-    """Every seat bids, in seat order (sealed bids: order does not matter)."""
+    """Every seat bids, in seat order (sealed bids: order does not matter). A seat whose bid limit
+    is 0 is not asked: the engine bids 0 for it (a forced decision), so its entry must be 0."""
     assert s.phase == BID
     for p, b in enumerate(bids):
-        g.apply(s, p, b)
+        if s.phase == BID and s.bids[p] is not None:
+            assert b == 0 and s.bids[p] == 0 and s.log[-1][2] == 1, f"seat {p} was asked nothing: it bid 0"
+            continue
+        g.apply(s, p, g.action_spec["bid"][b])
 
 
 def reveal(g: MegaGem, s, player: int, colour: int) -> None:
-    g.apply(s, player, g.reveal_offset + colour)
+    g.apply(s, player, g.action_spec["reveal"][colour])
+
+
+def was_forced_reveal(g: MegaGem, s, player: int, colour: int) -> bool:
+    """Whether the last decision was ``player`` revealing ``colour``, played by the engine as forced
+    (a winner whose hand holds one colour is not asked)."""
+    return s.log[-1] == [player, g.action_spec["reveal"][colour], 1] and s.history[-1].revealed == colour
 
 
 def bid_mask(g: MegaGem, s, player: int) -> list[int]:
     """The bids the mask allows ``player``."""
-    return [int(a) for a in np.flatnonzero(g.legal_mask(s, player)) if a < g.reveal_offset]
+    bids = g.action_spec["bid"]
+    return [int(a) - bids.start for a in np.flatnonzero(g.legal_mask(s, player)) if a in bids]
 
 
 def reveal_mask(g: MegaGem, s, player: int) -> list[int]:
     """The colours the mask allows ``player`` to reveal."""
-    return [int(a) - g.reveal_offset for a in np.flatnonzero(g.legal_mask(s, player)) if a >= g.reveal_offset]
+    reveals = g.action_spec["reveal"]
+    return [int(a) - reveals.start for a in np.flatnonzero(g.legal_mask(s, player)) if a in reveals]
 
 
 # ============================================================================ components, setup
@@ -281,8 +293,7 @@ def test_later_tie_goes_to_first_tied_bidder_clockwise_from_previous_winner(n, f
     first = [0] * n
     first[first_winner] = 2
     bid(g, s, *first)
-    assert s.history[-1].winner == first_winner and s.phase == REVEAL
-    reveal(g, s, first_winner, PK)
+    assert s.history[-1].winner == first_winner and was_forced_reveal(g, s, first_winner, PK)
     rng_before = s.rng.bit_generator.state
     coins_before = list(s.coins)
     bid(g, s, *bids)
@@ -371,7 +382,7 @@ def test_loan_rulebook_example():
     g, s = position(L20, row=(Y,), rest=("collection", 3), hands={1: (B,)}, auction_deck=[T1])
     bid(g, s, 0, 5, 0, 0)
     assert s.coins == [25, 40, 25, 25] and s.loans[1] == [20]
-    reveal(g, s, 1, B)
+    assert was_forced_reveal(g, s, 1, B)
     res = _end_with_last_gem(g, s, (1, 0, 0, 0))  # seat 0 buys the last gem (Yellow)
     b = res.breakdown[1]
     assert b["coins"] == 40 and b["loans"] == -20 and b["gems"] == 0 and b["investments"] == 0
@@ -384,7 +395,7 @@ def test_investment_rulebook_example():
     g, s = position(I5, row=(Y,), rest=("collection", 3), hands={2: (B,)}, auction_deck=[T1])
     bid(g, s, 0, 1, 3, 2)
     assert s.coins == [25, 25, 22, 25] and s.investments[2] == [[5, 3]]
-    reveal(g, s, 2, B)
+    assert was_forced_reveal(g, s, 2, B)
     res = _end_with_last_gem(g, s, (1, 0, 0, 0))
     b = res.breakdown[2]
     assert b["coins"] == 22 and b["investments"] == 8 and b["loans"] == 0
@@ -396,7 +407,34 @@ def test_invest_locks_the_bid_until_the_end():
     g, s = position(I10, coins=[10, 25, 25, 25], last_winner=3)
     bid(g, s, 10, 0, 0, 0)
     assert s.coins[0] == 0 and s.investments[0] == [[10, 10]]
-    assert s.auction_card == T1 and bid_mask(g, s, 0) == [0]
+    # its only legal bid on the next card is 0: the engine plays it, seat 0 is not asked
+    assert s.auction_card == T1 and s.bids[0] == 0 and s.log[-1] == [0, 0, 1] and 0 not in g.to_act(s)
+
+
+# ============================================================================ forced decisions
+
+def test_a_bidder_with_nothing_to_bid_is_not_asked():
+    # A seat whose bid limit is 0 has one legal bid, 0: the engine plays it at once and logs it as
+    # forced. On a Loan card the same seat may bid out of the loan (C3), so it is asked.
+    g, s = position(I10, coins=[10, 25, 25, 25], last_winner=3, auction_deck=[T1, L10, T1, T1])
+    bid(g, s, 10, 0, 0, 0)
+    assert s.coins[0] == 0 and s.auction_card == T1
+    assert s.log[-1] == [0, 0, 1] and s.bids == [0, None, None, None] and g.to_act(s) == (1, 2, 3)
+    assert not g.legal_mask(s, 0).any() and g.forced_action(s, 1) is None
+    bid(g, s, 0, 2, 0, 0)
+    assert s.auction_card == L10 and 0 in g.to_act(s) and bid_mask(g, s, 0) == list(range(11))
+    assert g.forced_action(s, 0) is None
+
+
+def test_a_winner_with_one_colour_in_hand_is_not_asked_which():
+    # Two cards of one colour leave one legal reveal: the engine plays it, logged as forced.
+    g, s = position(T1, hands={1: (B, B), 2: (B, G)}, auction_deck=[T1] * 5)
+    bid(g, s, 0, 3, 0, 0)
+    assert was_forced_reveal(g, s, 1, B) and s.hands[1] == counts(B) and s.display == counts(B)
+    assert s.phase == BID and s.round == 2
+    bid(g, s, 0, 0, 3, 0)
+    assert s.phase == REVEAL and g.to_act(s) == (2,) and reveal_mask(g, s, 2) == [B, G]
+    assert g.forced_action(s, 2) is None
 
 
 # ============================================================================ treasure
@@ -469,12 +507,12 @@ def test_winner_reveals_one_hand_gem_after_every_auction_type(card):
                                            (I5, False), (I10, False)])
 def test_reveal_after_treasure_only(card, reveals):
     # C5 option reveal_after="treasure_only": no reveal after Loan and Invest auctions.
-    g, s = position(card, hands={3: (Y, Y)}, reveal_after="treasure_only")
+    g, s = position(card, hands={3: (Y, PU)}, reveal_after="treasure_only")
     bid(g, s, 0, 0, 0, 1)
     if reveals:
         assert s.phase == REVEAL and g.to_act(s) == (3,)
     else:
-        assert s.phase == BID and s.round == 2 and s.hands[3] == counts(Y, Y) and s.display == [0] * 5
+        assert s.phase == BID and s.round == 2 and s.hands[3] == counts(Y, PU) and s.display == [0] * 5
         assert s.history[-1].revealed == -1
 
 
@@ -526,7 +564,7 @@ def test_same_gems_complete_several_missions_at_once():
     # and Blue+Green+Pink (10) are all met by the same gems; 4 different colours is not yet.
     missions = [mission("Pendant: Blue + Green"), mission("Crown: 3 different colours"),
                 mission("Crown: Blue + Green + Pink"), mission("Shield: 4 different colours")]
-    g, s = position(T2, row=(G, PK), deck=(PU, Y, Y), collections={1: (B,)}, hands={1: (Y,)},
+    g, s = position(T2, row=(G, PK), deck=(PU, Y, Y), collections={1: (B,)}, hands={1: (Y, PU)},
                     missions=missions)
     bid(g, s, 0, 5, 0, 0)
     # step 5 (missions) comes after step 3 (reveal): nothing is claimed while seat 1 reveals

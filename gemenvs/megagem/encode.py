@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gemenvs.core.spec import ObservationSpec
+from gemenvs.core.spec import ActionSpec, ObservationSpec
 from gemenvs.megagem.data import (
     AUCTION_COPIES, CHART_NAMES, COLOURS, GEMS_PER_COLOUR, MISSIONS_IN_PLAY, NUM_AUCTION_CARDS,
     NUM_AUCTION_KINDS, NUM_COLOURS, NUM_GEMS, NUM_MISSIONS, TOTAL_INVEST, TOTAL_LOANS, VALUE_CHARTS,
@@ -16,6 +16,16 @@ from gemenvs.megagem.data import (
 from gemenvs.megagem.rules import BID, REVEAL, MegaGemState, Options, bid_limit, gem_value, tie_order
 
 COIN_SCALE = 100.0  # no coin amount (coins, bids, locked bids) can exceed 95
+
+
+def build_action_spec(opts: Options) -> ActionSpec:
+    """The named action ranges of MegaGem: ``bid`` 0..max_bid, then ``reveal`` one per colour."""
+    sp = ActionSpec()
+    sp.add("bid", opts.max_bid + 1, "bid that many coins: legal while bidding, once per seat and auction, up to "
+           "the seat's bid limit (own coins, plus the amount of a Loan card being auctioned)")
+    sp.add("reveal", meaning="move a gem card of that colour from hand to the Value Display: legal for the "
+           "auction's winner when it must reveal, for a colour it holds", labels=COLOURS)
+    return sp
 
 
 def build_spec(opts: Options) -> ObservationSpec:
@@ -58,8 +68,10 @@ class Encoder:
         self.n = opts.num_players
         self.spec = build_spec(opts)
         self.size = self.spec.size
-        self.num_bids = opts.max_bid + 1
-        self.num_actions = self.num_bids + NUM_COLOURS
+        self.action_spec = build_action_spec(opts)
+        self.num_actions = self.action_spec.size
+        self._bid_start = self.action_spec["bid"].start
+        self._reveal_start = self.action_spec["reveal"].start
         self._o = {s.name: s.offset for s in self.spec.slices}
         n = self.n
         #: seat-relative order of the players for each observer
@@ -82,12 +94,13 @@ class Encoder:
         """Int8 legal-action mask: bids 0..limit while bidding, colours in hand while revealing."""
         m = np.zeros(self.num_actions, dtype=np.int8)
         if s.phase == BID and s.bids[player] is None:
-            m[: bid_limit(s, player) + 1] = 1
+            start = self._bid_start
+            m[start:start + bid_limit(s, player) + 1] = 1
         elif s.phase == REVEAL and s.winner == player:
-            hand = s.hands[player]
+            hand, start = s.hands[player], self._reveal_start
             for c in range(NUM_COLOURS):
                 if hand[c]:
-                    m[self.num_bids + c] = 1
+                    m[start + c] = 1
         return m
 
     def observe(self, s: MegaGemState, player: int) -> np.ndarray:

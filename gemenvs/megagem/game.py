@@ -3,14 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from gemenvs.core.engine import Game, Results
-from gemenvs.core.spec import ActionSpec
+from gemenvs.core.engine import MAX_SEED, Game, Results
 from gemenvs.megagem import rules
-from gemenvs.megagem.data import COLOURS
+from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE, COLOURS, NUM_AUCTION_CARDS, NUM_COLOURS, SETUP
 from gemenvs.megagem.encode import Encoder
 from gemenvs.megagem.render import render_text
-from gemenvs.megagem.rules import BID, MegaGemState, Options
-from gemenvs.megagem.serialize import state_from_dict
+from gemenvs.megagem.rules import BID, REVEAL, MegaGemState, Options
 
 #: divisor turning a final score into a reward for reward="score" / "margin"
 SCORE_SCALE = 100.0
@@ -19,14 +17,17 @@ SCORE_SCALE = 100.0
 class MegaGem(Game):
     """MegaGem for 3-5 players; options as in :class:`~gemenvs.megagem.rules.Options`.
 
-    Actions: ``0..max_bid`` bid that many coins; ``max_bid+1+c`` reveal a gem of colour ``c``
-    (Blue, Green, Pink, Purple, Yellow) from hand.
+    Actions (``action_spec``): ``bid[k]`` bids k coins (0..max_bid); ``reveal[colour]`` moves a
+    gem card of that colour from hand to the Value Display. A bidder whose bid limit is 0 and a
+    winner whose hand holds a single colour have one legal action: the core plays and logs it.
     """
 
     name = "megagem"
     version = 0
+    player_counts = (3, 4, 5)
     score_scale = SCORE_SCALE
-    max_decisions = 25 * 5 + 25
+    #: a forced reveal tells that the hand holds a single colour: others may not learn it
+    forced_is_public = False
 
     def __init__(self, num_players: int = 4, value_chart: str = "A", tie_break: str = "rulebook",
                  reveal_after: str = "every_auction", two_pairs: str = "any", public_bids: bool = True):
@@ -34,12 +35,12 @@ class MegaGem(Game):
         self.num_players = self.opts.num_players
         self.encoder = Encoder(self.opts)
         self.spec = self.encoder.spec
+        self.action_spec = self.encoder.action_spec
         self.max_bid = self.opts.max_bid
-        self.action_spec = ActionSpec()
-        self.action_spec.add("bid", self.max_bid + 1, "bid that many coins (bidding; at most the bid limit)")
-        self.action_spec.add("reveal", meaning="reveal a gem of that colour from hand (the winner, after an auction)",
-                             labels=COLOURS)
-        self.reveal_offset = self.action_spec["reveal"].start
+        self._bids = self.action_spec["bid"]
+        self._reveals = self.action_spec["reveal"]
+        # every auction card bid on by every seat, plus one reveal per card dealt to a hand
+        self.max_decisions = NUM_AUCTION_CARDS * self.num_players + self.num_players * SETUP[self.num_players][1]
 
     def options(self) -> dict:
         return dict(vars(self.opts))
@@ -47,42 +48,39 @@ class MegaGem(Game):
     def initial_state(self, seed: int) -> MegaGemState:
         return rules.new_state(self.opts, seed)
 
-    def forced_action(self, state, player):  # TRANSITIONAL: forced bids not yet auto-played
-        return None
-
-    def resample_hidden(self, state, observer, rng):  # TRANSITIONAL
-        raise NotImplementedError
-
-    def state_from_dict(self, d: dict) -> MegaGemState:
-        """Rebuild a state from ``state.to_dict()``; a malformed or inconsistent dict raises StateError."""
-        return state_from_dict(d, self.opts)
-
     def to_act(self, state: MegaGemState) -> tuple[int, ...]:
         return rules.to_act(state)
 
     def legal_mask(self, state: MegaGemState, player: int) -> np.ndarray:
         return self.encoder.mask(state, player)
 
-    def explain(self, state: MegaGemState, player: int, action: int) -> str:
+    def forced_action(self, state: MegaGemState, player: int) -> int | None:
+        """Bid 0 for a bidder whose bid limit is 0; reveal the colour of a winner's one-colour hand; else None."""
         if state.phase == BID:
-            if action >= self.reveal_offset:
+            if state.bids[player] is None and rules.bid_limit(state, player) == 0:
+                return self._bids[0]
+        elif state.phase == REVEAL and state.winner == player:
+            colours = [c for c, k in enumerate(state.hands[player]) if k]
+            if len(colours) == 1:
+                return self._reveals[colours[0]]
+        return None
+
+    def explain(self, state: MegaGemState, player: int, action: int) -> str:
+        kind, arg = self.action_spec.decode(action)
+        if state.phase == BID:
+            if kind == "reveal":
                 return "this is a bidding decision; reveal actions are not allowed"
             limit = rules.bid_limit(state, player)
-            if action > limit:
-                return f"bid {action} exceeds the limit of {limit} (coins{' + loan' if limit > state.coins[player] else ''})"
-            return "legal"
-        if action < self.reveal_offset:
+            return f"bid {arg} exceeds the limit of {limit} (coins{' + loan' if limit > state.coins[player] else ''})"
+        if kind == "bid":
             return "the winner must reveal a gem from its hand, not bid"
-        colour = action - self.reveal_offset
-        if state.hands[player][colour] == 0:
-            return f"no {COLOURS[colour]} gem in hand"
-        return "legal"
+        return f"no {COLOURS[arg]} gem in hand"
 
     def play(self, state: MegaGemState, player: int, action: int) -> None:
         if state.phase == BID:
-            rules.place_bid(state, self.opts, player, action)
+            rules.place_bid(state, self.opts, player, action - self._bids.start)
         else:
-            rules.reveal(state, self.opts, player, action - self.reveal_offset)
+            rules.reveal(state, self.opts, player, action - self._reveals.start)
 
     def is_over(self, state: MegaGemState) -> bool:
         return state.phase == rules.OVER
@@ -98,10 +96,86 @@ class MegaGem(Game):
     def render(self, state: MegaGemState, viewer: int | None = None) -> str:
         return render_text(state, viewer, self.opts.public_bids)
 
-    def action_name(self, action: int) -> str:
-        if action < self.reveal_offset:
-            return f"bid {action}"
-        return f"reveal {COLOURS[action - self.reveal_offset]}"
+    # ------------------------------------------------------------------ hidden information
+
+    def log_action_hidden(self, state: MegaGemState, index: int, viewer: int) -> bool:
+        """Another seat's bid is sealed while its round is being bid, and for good when
+        ``public_bids=False``; reveals are public (the gem lands in the Value Display)."""
+        if state.log[index][1] not in self._bids:
+            return False
+        if not self.opts.public_bids:
+            return True
+        # while bidding, the bids made so far this round are the last entries of the log
+        return state.phase == BID and index >= len(state.log) - _bids_in(state)
+
+    def resample_hidden(self, state: MegaGemState, observer: int, rng: np.random.Generator) -> MegaGemState:
+        """A copy of ``state`` with what ``observer`` cannot see drawn afresh from ``rng``.
+
+        Redrawn: the other hands (sizes kept) and the gem deck, dealt from the gems the observer
+        cannot locate (other hands + deck); the auction deck order (the kinds left are public);
+        the other seats' bids of the round being bid (any legal bid) and, with
+        ``public_bids=False``, the losing bids of earlier rounds (any bid under the winner's,
+        which its coins made public); the RNG. The log is rewritten to match: those bids, and
+        whether other seats' decisions were forced. Not replayable from ``seed`` and ``log``.
+        """
+        s = state.copy()
+        n = s.num_players
+        others = [p for p in range(n) if p != observer]
+        pool = [c for p in others for c in range(NUM_COLOURS) for _ in range(s.hands[p][c])] + s.gem_deck
+        pool = [int(c) for c in rng.permutation(pool)]
+        for p in others:
+            size = sum(s.hands[p])
+            s.hands[p] = [0] * NUM_COLOURS
+            for c in pool[:size]:
+                s.hands[p][c] += 1
+            del pool[:size]
+        s.gem_deck = pool
+        s.auction_deck = [int(a) for a in rng.permutation(s.auction_deck)]
+        s.rng = np.random.default_rng(int(rng.integers(0, MAX_SEED)))
+        self._redraw_bids(s, observer, rng)
+        if s.phase != rules.OVER:  # (at the end the hands are emptied without log entries)
+            self._refresh_forced_flags(s, observer)
+        return s
+
+    def _redraw_bids(self, s: MegaGemState, observer: int, rng: np.random.Generator) -> None:
+        """Redraw the bids of other seats that ``observer`` cannot see, in the bids, history and log."""
+        n = s.num_players
+        entries = [e for e in s.log if e[1] in self._bids]
+        current = _bids_in(s)
+        if s.phase == BID:
+            for entry in entries[len(entries) - current:]:
+                p = entry[0]
+                if p != observer:
+                    entry[1] = s.bids[p] = int(rng.integers(0, rules.bid_limit(s, p) + 1))
+        if self.opts.public_bids:
+            return
+        coins = [self.opts.start_coins] * n  # coins before each auction, replayed from the history
+        first = len(entries) - current - n * len(s.history)  # log entry of the first auction's first bid
+        for r, rec in enumerate(s.history):
+            loan = AUCTION_AMOUNT[rec.card] if AUCTION_TYPE[rec.card] == "loan" else 0
+            top = rec.bids[rec.winner]
+            at = first + r * n
+            if top > 0 and at >= 0:  # (a state built by hand may lack the log of its history)
+                for entry in entries[at:at + n]:
+                    p = entry[0]
+                    if p != observer and p != rec.winner:  # the winner's price is public through its coins
+                        entry[1] = rec.bids[p] = int(rng.integers(0, min(coins[p] + loan, top - 1) + 1))
+            coins[rec.winner] += loan - top
+
+    def _refresh_forced_flags(self, s: MegaGemState, observer: int) -> None:
+        """Mark other seats' reveals as forced exactly when their (redrawn) hand then held one colour."""
+        hands = [list(h) for h in s.hands]  # walked backwards: a hand before each of its reveals
+        for entry in reversed(s.log):
+            p, a = entry[0], entry[1]
+            if a in self._reveals:
+                hands[p][a - self._reveals.start] += 1
+                if p != observer:
+                    entry[2] = int(sum(1 for k in hands[p] if k) == 1)
+
+
+def _bids_in(state: MegaGemState) -> int:
+    """How many seats have bid in the round being bid (0 outside bidding)."""
+    return sum(1 for b in state.bids if b is not None) if state.phase == BID else 0
 
 
 __all__ = ["MegaGem"]

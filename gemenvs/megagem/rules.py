@@ -98,6 +98,7 @@ class MegaGemState:
     last_winner: int = -1
     tie_queue: list[int] = field(default_factory=list)  # queue order for tie_break="queue"
     history: list[AuctionRecord] = field(default_factory=list)
+    seed: int = 0                     # the seed the game was set up from (with ``log``, it determines the rest)
     log: list[list[int]] = field(default_factory=list)  # [seat, action, forced] of every decision (core)
 
     def copy(self) -> "MegaGemState":
@@ -108,10 +109,13 @@ class MegaGemState:
         return isinstance(other, MegaGemState) and self.to_dict() == other.to_dict()
 
     def to_dict(self) -> dict:
-        """A JSON-safe dict that :func:`state_from_dict` turns back into an equal state."""
-        d = {k: copy.deepcopy(getattr(self, k)) for k in _PLAIN_FIELDS}
+        """Plain JSON data of every field (the seed and decision log included), sharing nothing with the
+        state; ``MegaGem.state_from_dict`` rebuilds an equal state by replaying the seed and log."""
+        d = {"seed": self.seed}
+        d.update((k, copy.deepcopy(getattr(self, k))) for k in _PLAIN_FIELDS)
         d["rng"] = _rng_state(self.rng)
         d["history"] = [{**vars(r), "bids": list(r.bids), "gems": list(r.gems)} for r in self.history]  # no shared lists
+        d["log"] = [list(entry) for entry in self.log]
         return d
 
 
@@ -128,8 +132,8 @@ def _rng_state(rng: np.random.Generator) -> dict:
 
 # ----------------------------------------------------------------------------- setup
 
-def new_state(opts: Options, seed: int | None) -> MegaGemState:
-    """Set up a game: shuffle, deal hands, reveal two gems and four missions, start round 1."""
+def new_state(opts: Options, seed: int) -> MegaGemState:
+    """Set up a game from ``seed``: shuffle, deal hands, reveal two gems and four missions, start round 1."""
     rng = np.random.default_rng(seed)
     n = opts.num_players
     chart = CHART_NAMES[int(rng.integers(len(CHART_NAMES)))] if opts.value_chart == "random" else opts.value_chart
@@ -150,7 +154,7 @@ def new_state(opts: Options, seed: int | None) -> MegaGemState:
         collections=[[0] * NUM_COLOURS for _ in range(n)], loans=[[] for _ in range(n)],
         investments=[[] for _ in range(n)], display=[0] * NUM_COLOURS, gem_deck=[int(c) for c in deck[2:]],
         gem_row=[int(c) for c in deck[:2]], auction_deck=[int(a) for a in auction], missions=missions,
-        mission_owner=[-1] * MISSIONS_IN_PLAY, tie_queue=queue,
+        mission_owner=[-1] * MISSIONS_IN_PLAY, tie_queue=queue, seed=int(seed),
     )
     _start_round(s)
     return s
