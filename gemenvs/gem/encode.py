@@ -10,9 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from gemenvs.core.spec import ObservationSpec
-from gemenvs.gem.rules import (
-    BID, OVER, PASSED, PAY, REINVEST, TAKE, Config, GemState, capital, high_bid, legal_actions, score_breakdown,
-)
+from gemenvs.gem.rules import BID, OVER, PASSED, PAY, REINVEST, TAKE, Config, GemState, legal_actions, points
 
 PHASE_ORDER = (BID, PAY, TAKE, REINVEST)
 
@@ -67,7 +65,7 @@ class Encoder:
         self.spec = build_spec(cfg)
         self.num_actions = cfg.actions.size
         self._o = {s.name: s.offset for s in self.spec.slices}
-        self._scale = {s.name: s.scale for s in self.spec.slices}
+        self._inv_scale = {s.name: 1.0 / s.scale for s in self.spec.slices}
         m = cfg.manifest
         static = np.zeros(self.spec.size, dtype=np.float32)
         self._put(static, "card_gems", np.asarray(m.type_counts, dtype=np.float32).ravel())
@@ -75,11 +73,18 @@ class Encoder:
         self._put(static, "card_cost", cfg.card_cost)
         self._put(static, "coin_value", cfg.coin_values)
         self._static = static
+        n = self.n
+        #: per observer, the seat-relative index of every seat (0 = the observer)
+        self._rel = [[(p - player) % n for p in range(n)] for player in range(n)]
+        #: per observer, the seats in seat-relative order
+        self._order = [[(player + k) % n for k in range(n)] for player in range(n)]
+        self._phase = {phase: k for k, phase in enumerate(PHASE_ORDER)}
 
     def _put(self, v: np.ndarray, name: str, values) -> None:
+        """Write ``values`` (game units) into block ``name`` of ``v``, divided by its scale."""
         values = np.asarray(values, dtype=np.float32).ravel()
         o = self._o[name]
-        v[o:o + values.size] = values / self._scale[name]
+        v[o:o + values.size] = values / self.spec[name].scale
 
     def mask(self, s: GemState, player: int) -> np.ndarray:
         """Int8 legal-action mask of ``player``: exact, all zero when it is not to decide."""
@@ -90,54 +95,74 @@ class Encoder:
 
     def observe(self, s: GemState, player: int) -> np.ndarray:
         """The float32 observation of ``player`` (layout: :func:`build_spec`)."""
-        cfg, n, o = self.cfg, self.n, self._o
-        rel = [(player + k) % n for k in range(n)]
-        pos = {p: k for k, p in enumerate(rel)}
+        cfg, n, o, sc = self.cfg, self.n, self._o, self._inv_scale
+        rel, order = self._rel[player], self._order[player]
+        T = cfg.num_types
         v = self._static.copy()
         if s.phase != OVER:
-            v[o["phase"] + PHASE_ORDER.index(s.phase)] = 1.0
-            v[o["actor"] + pos[s.current]] = 1.0
+            v[o["phase"] + self._phase[s.phase]] = 1.0
+            v[o["actor"] + rel[s.current]] = 1.0
         v[o["round"]] = s.round / cfg.num_rounds
         v[o["final_round"]] = float(s.round == cfg.num_rounds)
         v[o["stacks_left"]] = len(s.stacks) / cfg.num_rounds
         v[o["hidden_cards"]] = sum(len(x) for x in s.stacks) / cfg.num_cards
-        width = 2 + 2 * n
-        face_up = set(s.face_up)
-        inv = np.zeros((n, cfg.num_types), dtype=np.float32)
-        lev = np.zeros((n, cfg.num_types), dtype=np.float32)
-        for c in range(cfg.num_cards):
-            owner = s.owner[c]
+        # one pass over the gem cards: place, gems per relative player and side, capital
+        place, width = o["card_place"], 2 + 2 * n
+        face_up = s.face_up
+        inv = [[0] * T for _ in range(n)]
+        lev = [[0] * T for _ in range(n)]
+        cap = [sum(val for val, up in zip(cfg.coin_values, s.coins[p]) if up) for p in order]
+        card_gems, card_value, invested = cfg.card_gems, cfg.card_value, s.invested
+        for c, owner in enumerate(s.owner):
             if owner < 0:
                 slot = 1 if c in face_up else 0
             else:
-                k = pos[owner]
-                slot = 2 + k if s.invested[c] else 2 + n + k
-                target = inv if s.invested[c] else lev
-                for t in cfg.card_gems[c]:
-                    target[k, t] += 1
-            v[o["card_place"] + width * c + slot] = 1.0
+                k = rel[owner]
+                if invested[c]:
+                    slot = 2 + k
+                    cap[k] += card_value[c]
+                    row = inv[k]
+                else:
+                    slot = 2 + n + k
+                    row = lev[k]
+                for t in card_gems[c]:
+                    row[t] += 1
+            v[place + width * c + slot] = 1.0
+        locked = o["card_locked"]
         for c in s.paid:
-            v[o["card_locked"] + 2 * c] = 1.0
+            v[locked + 2 * c] = 1.0
         for c in s.reinvested:
-            v[o["card_locked"] + 2 * c + 1] = 1.0
-        self._put(v, "coins", [float(up) for p in rel for up in s.coins[p]])
-        self._put(v, "capital", [capital(s, cfg, p) for p in rel])
-        self._put(v, "invested_gems", inv)
-        self._put(v, "leveraged_gems", lev)
-        breakdown = score_breakdown(s, cfg)
-        self._put(v, "points", [breakdown[p]["total"] for p in rel])
+            v[locked + 2 * c + 1] = 1.0
+        k = o["coins"]
+        v[k:k + n * cfg.num_coins] = [float(up) for p in order for up in s.coins[p]]
+        k = o["capital"]
+        v[k:k + n] = [x * sc["capital"] for x in cap]
+        k = o["invested_gems"]
+        v[k:k + n * T] = [x * sc["invested_gems"] for row in inv for x in row]
+        k = o["leveraged_gems"]
+        v[k:k + n * T] = [x * sc["leveraged_gems"] for row in lev for x in row]
+        k = o["points"]
+        v[k:k + n] = [x * sc["points"] for x in points(inv)]  # seat order does not change points
         if s.phase in (BID, PAY, TAKE):
-            v[o["opener"] + pos[s.opener]] = 1.0
-            for k, p in enumerate(rel):
+            v[o["opener"] + rel[s.opener]] = 1.0
+            k, money = o["bid_state"], sc["bid_amount"]
+            high = 0
+            for r, p in enumerate(order):
                 b = s.bids[p]
-                v[o["bid_state"] + 3 * k + (0 if b is None else 1 if b == PASSED else 2)] = 1.0
-            self._put(v, "bid_amount", [max(s.bids[p] or 0, 0) for p in rel])
-            self._put(v, "high_bid", [high_bid(s) or 0])
+                if b is None:
+                    v[k + 3 * r] = 1.0
+                elif b == PASSED:
+                    v[k + 3 * r + 1] = 1.0
+                else:
+                    v[k + 3 * r + 2] = 1.0
+                    v[o["bid_amount"] + r] = b * money
+                    high = max(high, b)
+            v[o["high_bid"]] = high * money
         if s.phase in (PAY, TAKE):
-            v[o["auction_winner"] + pos[s.winner]] = 1.0
-            self._put(v, "owed", [s.owed])
+            v[o["auction_winner"] + rel[s.winner]] = 1.0
+            v[o["owed"]] = s.owed * sc["owed"]
         if s.phase == REINVEST:
-            self._put(v, "credit", [s.credit])
+            v[o["credit"]] = s.credit * sc["credit"]
         if s.last_winner >= 0:
-            v[o["last_winner"] + pos[s.last_winner]] = 1.0
+            v[o["last_winner"] + rel[s.last_winner]] = 1.0
         return v

@@ -407,10 +407,30 @@ def invested_gems(s: GemState, cfg: Config) -> list[list[int]]:
 
 def majority_holders(counts: list[list[int]], gem_type: int) -> list[int]:
     """Players with the most gems of ``gem_type`` (at least one), clarification GEM 8."""
-    best = max(row[gem_type] for row in counts)
+    return _most([row[gem_type] for row in counts])
+
+
+def _most(column) -> list[int]:
+    """Players with the most gems in ``column`` (one gem type's count per player), at least one."""
+    best = max(column)
     if best == 0:
         return []
-    return [p for p, row in enumerate(counts) if row[gem_type] == best]
+    return [p for p, x in enumerate(column) if x == best]
+
+
+def majority_points(holders: list[int]) -> int:
+    """Points of each majority holder of one gem type: 3 alone, 2 each when shared (C8)."""
+    return 3 if len(holders) == 1 else 2
+
+
+def points(counts: list[list[int]]) -> list[int]:
+    """Points of each player from its INVESTED gems per type (``counts``): gems plus majorities."""
+    totals = [sum(row) for row in counts]
+    for column in zip(*counts):
+        holders = _most(column)
+        for p in holders:
+            totals[p] += majority_points(holders)
+    return totals
 
 
 def score_breakdown(s: GemState, cfg: Config) -> list[dict[str, int]]:
@@ -420,7 +440,7 @@ def score_breakdown(s: GemState, cfg: Config) -> list[dict[str, int]]:
     for t, name in enumerate(cfg.manifest.gem_types):
         holders = majority_holders(counts, t)
         for p in range(cfg.n):
-            pts = (3 if len(holders) == 1 else 2) if p in holders else 0
+            pts = majority_points(holders) if p in holders else 0
             out[p][f"majority_{name}"] = pts
             out[p]["majorities"] += pts
     for b in out:
