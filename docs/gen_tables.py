@@ -19,6 +19,7 @@ from gemenvs.megagem.data import (
     AUCTION_KINDS, CHART_NAMES, COLOURS, GEMS_PER_COLOUR, MISSIONS, SETUP, TOTAL_INVEST, TOTAL_LOANS, VALUE_CHARTS,
 )
 from gemenvs.gem import Gem
+from gemenvs.gemjam import GemJam
 from gemenvs.megagem.game import MegaGem
 
 DOCS = Path(__file__).resolve().parent
@@ -100,6 +101,7 @@ def action_table(game_class, players: int) -> str:
 GAME_PAGES: dict[str, tuple[type, tuple[int, ...], bool]] = {
     "megagem.md": (MegaGem, PLAYER_COUNTS, True),
     "gem.md": (Gem, Gem.player_counts, True),
+    "gemjam.md": (GemJam, GemJam.player_counts, True),
 }
 
 
@@ -126,6 +128,7 @@ BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
         "gem-card-table": gem_card_table,
         **_game_blocks("gem.md"),
     },
+    "gemjam.md": _game_blocks("gemjam.md"),
 }
 
 
