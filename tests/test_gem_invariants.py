@@ -13,7 +13,7 @@ option. After every decision the test checks, against the rulebook and CLARIFICA
   winner owes and the reinvesting player's credit are never negative;
 * in every 40th game, at every decision: the rules' own words (``rules.explain``) find
   something against exactly the masked-out actions of the seat to act, ``why_illegal`` agrees
-  with the mask, other seats' masks are all zero, and the encoder's points, capital and gems
+  with the mask (every legal and every third illegal id), other seats' masks are all zero, and the encoder's points, capital and gems
   agree with the rules; every decision asked of a seat has at least two legal actions, and
   ``forced_action`` agrees;
 * games end after the last round with every card held and all coins INVESTED, the score
