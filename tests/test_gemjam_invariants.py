@@ -3,6 +3,7 @@ action for whoever is to act, determinism, JSON round trips, hidden-information 
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 
 import numpy as np
@@ -149,3 +150,13 @@ def test_observations_hide_other_hands_vaults_and_piles():
     t.draw[0] = s.king[-1]
     np.testing.assert_array_equal(g.observe(t, 0), o)
     assert g.render(t, 0) == g.render(s, 0)
+
+
+@pytest.mark.skipif(not os.environ.get("GEMJAM_SWEEP"), reason="the long sweep: set GEMJAM_SWEEP=2000 to run it")
+def test_sweep_of_many_random_games():
+    games = int(os.environ["GEMJAM_SWEEP"])
+    for players in (2, 3, 4):
+        g = GemJam(num_players=players)
+        deck = Counter(g.cfg.deck)
+        for k in range(games // 3 + 1):
+            random_game(g, 10_000 + k, lambda s: check(g, s, deck))

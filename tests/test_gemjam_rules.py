@@ -73,7 +73,7 @@ def action(g: GemJam, step: str) -> int:
 
 def act(g: GemJam, s, p: int, *steps: str) -> None:
     """Seat ``p`` takes ``steps`` in order; a step the engine already played as forced is skipped."""
-    since = len(s.log)
+    since = max((k + 1 for k, e in enumerate(s.log) if not e[2]), default=0)
     for step in steps:
         a = action(g, step)
         if p in g.to_act(s) and g.legal_mask(s, p)[a]:
@@ -605,3 +605,124 @@ def test_max_rounds_ends_the_game_scored_as_a_deck_out():
         p = g.to_act(s)[0]
         g.apply(s, p, int(rng.choice(g.legal_actions(s, p))))
     assert s.round == 1 and s.end_reason in ("max_rounds", "four_sets")
+
+
+# ---------------------------------------------------------------------------------- further settled points
+
+
+def test_double_trouble_doubles_the_guardian_bonus_too():
+    # §12: the entire payment, Guardian bonuses included: (9 + 4) x 2
+    s = table(G, hands={0: [ANY_GJ, "Double Trouble", "Gold 1"]}, vaults={1: ["Gold 10"] * 3},
+              shrines={0: [("Diamond", ["Diamond"] * 2, True)]})
+    act(G, s, 0, f"play:{ANY_GJ}", "play:Double Trouble")
+    assert ["jam", 0, gem_type(G, "Diamond"), 26] in [e[1:] for e in s.events]
+
+
+def test_a_paired_gem_jam_may_name_an_opponent_with_nothing_to_pay():
+    s = table(G, hands={0: [GJ_RS, "Gold 1"]}, shrines={0: [("Ruby", ["Ruby"])]})
+    act(G, s, 0, f"play:{GJ_RS}", "target_player:2")
+    assert ["forgiven", 2, 2] in [e[1:] for e in s.events] and deciding(G, s) == (0, "play")
+
+
+def test_chaos_cube_recast_of_switch_uses_the_recasters_own_gem():
+    # S-89: player 1 swaps one of its own gems with a gem of any other player
+    s = table(G, hands={0: ["Switch"], 1: ["Chaos Cube"]},
+              shrines={0: [("Ruby", ["Ruby"])], 1: [("Emerald", ["Emerald"]), ("Quartz", ["Quartz"])],
+                       2: [("Onyx", ["Onyx"])]})
+    act(G, s, 0, "play:Switch", "target_player:1", "set:0")
+    act(G, s, 1, "play:Chaos Cube")
+    act(G, s, 1, "set:1", "target_player:1", "set:0")  # its Quartz for player 2's Onyx
+    assert set_names(G, s, 1) == [("Emerald", ["Emerald"], 0), ("Onyx", ["Onyx"], 0)]
+    assert set_names(G, s, 2) == [("Quartz", ["Quartz"], 0)] and set_names(G, s, 0) == [("Ruby", ["Ruby"], 0)]
+
+
+def test_chaos_cube_without_a_new_target_makes_the_spell_fail():
+    s = table(G, hands={0: ["Meteor Strike", "Gold 1"], 1: ["Chaos Cube"]}, shrines={1: [("Emerald", ["Emerald"])]})
+    act(G, s, 0, "play:Meteor Strike", "target_player:1")
+    act(G, s, 1, "play:Chaos Cube")
+    # nobody else has a gem outside a complete set: the stolen Meteor Strike fails (S-90)
+    assert set_names(G, s, 1) == [("Emerald", ["Emerald"], 0)]
+    assert names(G, s.discard) == ["Chaos Cube", "Meteor Strike"] and deciding(G, s) == (0, "play")
+
+
+def test_a_recast_can_be_taken_again_by_its_new_target():
+    s = table(G, hands={0: ["Rat!", "Chaos Cube", "Gold 1"], 1: ["Chaos Cube"]},
+              shrines={0: [("Sapphire", ["Sapphire"])], 1: [("Emerald", ["Emerald"])]})
+    act(G, s, 0, "play:Rat!", "target_player:1", "set:0")
+    act(G, s, 1, "play:Chaos Cube")
+    act(G, s, 1, "target_player:2")  # at player 0's Sapphire (the only target left)
+    act(G, s, 0, "play:Chaos Cube")  # player 0 takes it back: only player 1's Emerald is left
+    assert set_names(G, s, 0) == [("Sapphire", ["Sapphire"], 0), ("Emerald", ["Emerald"], 0)]
+    assert s.shrines[1] == []
+
+
+def test_counter_spell_return_can_defeat_a_spell_of_its_own_side():
+    # S-140: player 1's Counter Spell must return its only gem, the one player 0's Rat! targets
+    s = table(G, hands={0: ["Rat!", "Gold 1"], 1: ["Counter Spell"], 2: ["Diabolic Denial"]},
+              shrines={1: [("Emerald", ["Emerald"])]})
+    act(G, s, 0, "play:Rat!", "target_player:1")
+    act(G, s, 1, "pass")
+    act(G, s, 2, "play:Diabolic Denial")  # player 2 counters player 0's Rat!
+    act(G, s, 0, "pass")
+    act(G, s, 1, "play:Counter Spell")  # player 1 counters the Denial, so Rat! would go on
+    assert names(G, s.hands[1]) == ["Emerald"] and s.shrines[1] == []
+    assert [e for e in s.events if e[1] == "fail"] and s.shrines[0] == []
+
+
+def test_eye_see_with_one_card_may_return_it_and_basilisk_with_one_card_may_bank_it():
+    s = table(G, hands={0: ["Eye See!", "Basilisk", "Gold 1"], 1: ["Tsunami"]}, king=["Gold 10"])
+    act(G, s, 0, "play:Eye See!", "target_player:1", "pass")
+    assert names(G, s.hands[1]) == ["Tsunami"]
+    act(G, s, 0, "play:Basilisk", "king_vault", "bank:Gold 10")
+    assert names(G, s.vaults[0]) == ["Gold 10"] and s.king == []
+
+
+def test_greedy_goblin_may_search_ones_own_vault_and_spells_regain_their_ability():
+    s = table(G, hands={0: ["Greedy Goblin", "Gold 1"]}, vaults={0: ["Take Two", "Gold 5"]})
+    act(G, s, 0, "play:Greedy Goblin", "target_player:0", "card:Take Two")
+    act(G, s, 0, "play:Take Two")
+    assert len(s.hands[0]) == 3
+
+
+def test_four_sets_made_off_turn_count_only_at_the_start_of_ones_own_turn():
+    # player 1 completes its fourth set in player 0's turn (a Chaos Cube recast of Golem Grab)
+    three = [("Onyx", ["Onyx"] * 4), ("Quartz", ["Quartz"] * 2), ("Sapphire", ["Sapphire"] * 3)]
+    s = table(G, hands={0: ["Golem Grab", "Gold 1"], 1: ["Chaos Cube"]},
+              shrines={0: [("Diamond", ["Diamond"])], 1: three + [("Diamond", ["Diamond"]), ("Ruby", ["Ruby"])]})
+    act(G, s, 0, "play:Golem Grab", "target_player:1", "set:4")
+    act(G, s, 1, "play:Chaos Cube")  # the recast's only target: player 0's Diamond
+    assert rules.complete_sets(s, G.cfg, 1) == 4 and not s.over  # §1: it must wait for its turn
+    act(G, s, 0, "end_plays")
+    assert s.over and s.winners == [1] and s.end_reason == "four_sets"
+
+
+def test_sleep_blocks_reactions_in_ones_own_next_turn_only():
+    s = table(G, hands={0: ["Sleep Spell", "Gold 1"], 1: ["Counter Spell", "Take Two"]})
+    act(G, s, 0, "play:Sleep Spell")
+    act(G, s, 1, "pass")
+    act(G, s, 0, "end_plays")
+    assert s.turn == 1 and s.asleep
+    assert "play[Take Two]" not in legal_names(G, s, 1) and "bank[Take Two]" in legal_names(G, s, 1)
+
+
+def test_freeze_does_not_stop_received_gems():
+    s = table(G, hands={0: ["Freeze", "Gold 1"], 1: ["Ruby", "Rat!"]}, shrines={0: [("Onyx", ["Onyx"])]})
+    act(G, s, 0, "play:Freeze", "end_plays")
+    assert s.turn == 1 and s.frozen
+    assert "play[Ruby]" not in legal_names(G, s, 1)
+    act(G, s, 1, "play:Rat!", "target_player:2")  # player 0 seen from seat 1; placement is no gem play
+    assert set_names(G, s, 1) == [("Onyx", ["Onyx"], 0)]
+
+
+def test_armageddon_victim_may_decline_the_draw():
+    s = table(G, hands={0: ["Armageddon", "Gold 1"]}, shrines={1: [("Quartz", ["Quartz"] * 2)]})
+    act(G, s, 0, "play:Armageddon", "target_player:1")
+    act(G, s, 1, "pass")
+    assert s.hands[1] == [] and names(G, s.king) == ["Quartz", "Quartz"]
+
+
+def test_explain_words_a_masked_action():
+    s = table(G, hands={0: ["Take Two", "Gold 1"]})
+    assert "it takes" in G.why_illegal(s, 0, action(G, "yes"))
+    assert "not one of the choices" in G.why_illegal(s, 0, action(G, "play:Ruby"))
+    assert "not player 1's decision" in G.why_illegal(s, 1, action(G, "pass"))
