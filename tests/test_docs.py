@@ -1,20 +1,10 @@
 """The generated tables of docs/ equal what docs/gen_tables.py writes from the code now."""
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+import gen_tables_loader
 
-
-def _gen_tables():
-    spec = importlib.util.spec_from_file_location("gen_tables", DOCS / "gen_tables.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-gen_tables = _gen_tables()
+DOCS = gen_tables_loader.DOCS
+gen_tables = gen_tables_loader.load()
 
 
 @pytest.mark.parametrize("page", sorted(gen_tables.BLOCKS))

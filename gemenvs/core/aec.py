@@ -42,6 +42,9 @@ class GameAECEnv(GameEnvBase, AECEnv):
         self.agent_selection = self.possible_agents[self.game.to_act(self.game_state)[0]]
 
     def observe(self, agent):
+        self._require_game("observe()")
+        if agent not in self.agent_name_mapping:
+            raise ValueError(f"no agent {agent!r}; agents are {', '.join(self.possible_agents)}")
         player = self.agent_name_mapping[agent]
         state = self.game_state
         if agent == self.agent_selection and not self.terminations.get(agent, True):
@@ -51,6 +54,9 @@ class GameAECEnv(GameEnvBase, AECEnv):
         return {"observation": self.game.observe(state, player), "action_mask": mask}
 
     def step(self, action) -> None:
+        self._require_game("step()")
+        if not self.agents:
+            raise RuntimeError("step() called after the game ended and every agent was removed: call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -85,7 +91,7 @@ class GameAECEnv(GameEnvBase, AECEnv):
         for a in self.agents:
             self.rewards[a] = ILLEGAL_REWARD if a == agent else 0.0
             self.terminations[a] = True
-            self.infos[a] = {"illegal_action": {"agent": agent, "reason": why}}
+            self.infos[a] = {"illegal_action": {"agent": agent, "reason": why, "offenders": {agent: why}}}
 
     def render(self):
         viewer = None

@@ -1,12 +1,13 @@
 """What the AEC and Parallel layers share: env options, spaces, seeding, final infos, rendering."""
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
 from gymnasium import logger, spaces
 
-from gemenvs.core.engine import Game, check_choice
+from gemenvs.core.engine import Game, _short, check_choice, check_seed
 from gemenvs.core.rewards import check_reward_mode
 
 ILLEGAL_POLICIES = ("raise", "terminate")
@@ -40,14 +41,13 @@ def observation_space_for(game: Game) -> spaces.Dict:
 def final_infos(game: Game, state, agents: list[str]) -> dict[str, dict[str, Any]]:
     """Per-agent infos at the end of a game: own score, breakdown, rank and the winners."""
     res = game.results(state)
-    winners = [agents[w] for w in res.winners]
     return {
         agent: {
             "score": res.scores[i],
             "score_breakdown": dict(res.breakdown[i]),
             "scores": {agents[j]: res.scores[j] for j in range(len(agents))},
-            "winners": winners,
-            **res.extra,
+            "winners": [agents[w] for w in res.winners],
+            **copy.deepcopy(res.extra),
         }
         for i, agent in enumerate(agents)
     }
@@ -67,6 +67,8 @@ class GameEnvBase:
         self.action_spec = self.game.action_spec
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        low, high = self.game.state_spec.bounds()
+        self.state_space = spaces.Box(low=low, high=high, dtype=np.float32)
         obs_space = observation_space_for(self.game)
         act_space = spaces.Discrete(self.game.num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -82,16 +84,33 @@ class GameEnvBase:
 
     def _new_game(self, seed: int | None):
         """A new game state; a seed fixes this game and the seeds of the resets that follow it."""
+        seed = check_seed(seed, "reset(seed=...)")
         if seed is not None:
             self._seeder = np.random.default_rng(seed)
         return self.game.new_state(int(self._seeder.integers(0, 2**63 - 1)))
+
+    def _require_game(self, what: str) -> None:
+        """Raise a clear error when ``what`` is called before the first ``reset()``."""
+        if self.game_state is None:
+            raise RuntimeError(f"{what} called before reset(): call env.reset() first")
+
+    def state(self) -> np.ndarray:
+        """The full game state as one float32 vector (every seat's private view), laid out by
+        ``env.state_spec``: for centralised critics, never for a seat's own policy."""
+        self._require_game("state()")
+        return self.game.state_vector(self.game_state)
+
+    @property
+    def state_spec(self):
+        """The named slices of :meth:`state`."""
+        return self.game.state_spec
 
     def _illegal_message(self, agent: str, action) -> str | None:
         """Why ``agent``'s ``action`` is illegal now, as a message naming both, or None when legal."""
         reason = self.game.why_illegal(self.game_state, self.agent_name_mapping[agent], action)
         if reason is None:
             return None
-        return f"illegal action {action!r} ({self.game.safe_action_name(action)}) by {agent}: {reason}"
+        return f"illegal action {_short(action)} ({self.game.safe_action_name(action)}) by {agent}: {reason}"
 
     def _render_text(self, viewer: int | None):
         """Render for ``viewer`` in the env's render mode (text for "ansi", printed for "human")."""

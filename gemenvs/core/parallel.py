@@ -44,28 +44,37 @@ class GameParallelEnv(GameEnvBase, ParallelEnv):
 
     def step(self, actions: dict):
         """Apply one action per agent to act (in seat order); see the module docstring."""
+        self._require_game("step()")
         if not self.agents:
             raise RuntimeError("step() called on a finished game: call reset() first")
+        if not isinstance(actions, dict):
+            raise TypeError(f"step() takes a dict of agent -> action, not {type(actions).__name__}")
+        unknown = [a for a in actions if a not in self.agent_name_mapping]
+        if unknown:
+            raise ValueError(f"actions name unknown agent(s) {', '.join(map(repr, unknown))}; "
+                             f"agents are {', '.join(self.possible_agents)}")
         game, state = self.game, self.game_state
         acting = game.to_act(state)
         agents = self.agents
         rewards = {a: 0.0 for a in agents}
         infos = {a: {} for a in agents}
-        offender = None
+        missing = [self.possible_agents[i] for i in acting if self.possible_agents[i] not in actions]
+        if missing:
+            raise ValueError(f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} to act "
+                             f"but {'has' if len(missing) == 1 else 'have'} no entry in the actions dict")
+        offenders = {}
         for i in acting:
             agent = self.possible_agents[i]
-            if agent not in actions:
-                raise ValueError(f"{agent} is to act but has no entry in the actions dict")
             message = self._illegal_message(agent, actions[agent])
             if message is not None:
                 if self.settings.illegal_action == "raise":
                     raise IllegalActionError(message)
-                offender = (agent, message)
-                break
-        if offender is not None:
-            agent, message = offender
-            rewards = {a: (ILLEGAL_REWARD if a == agent else 0.0) for a in agents}
-            infos = {a: {"illegal_action": {"agent": agent, "reason": message}} for a in agents}
+                offenders[agent] = message
+        if offenders:
+            rewards = {a: (ILLEGAL_REWARD if a in offenders else 0.0) for a in agents}
+            first = next(iter(offenders))
+            infos = {a: {"illegal_action": {"agent": first, "reason": offenders[first], "offenders": dict(offenders)}}
+                     for a in agents}
             over = True
         else:
             for i in acting:

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gemenvs.core.engine import check_choice
+
 REWARD_MODES = ("win", "score", "rank", "margin")
 
 
 def check_reward_mode(mode: str) -> str:
-    """Validate a ``reward`` option value."""
-    if mode not in REWARD_MODES:
-        raise ValueError(f"reward must be one of {', '.join(map(repr, REWARD_MODES))}; got {mode!r}")
-    return mode
+    """Validate a ``reward`` option value (a str, one of :data:`REWARD_MODES`)."""
+    return check_choice("reward", mode, REWARD_MODES)
 
 
 def terminal_rewards(mode: str, scores: Sequence[float], scale: float, keys: Sequence | None = None) -> list[float]:

@@ -1,0 +1,350 @@
+"""The contract every game of the suite keeps, run over every entry of ``gemenvs.ENVIRONMENTS``.
+
+As Pgx's ``api_test`` serves every Pgx game, this one file checks every game at every player
+count: PettingZoo's API, parallel and seed tests; Gymnasium's ``check_env`` on the
+single-learner view; the mask as the single source of legality (``explain`` words every illegal
+action, never decides one); forced decisions never reach an agent; state round trips through
+JSON; no hidden information in an observation (by resampling what the observer cannot see);
+the full state for centralised critics; clear errors for bad input; golden games; docs
+coverage. A new game gets all of it by adding its line to ``gemenvs.ENVIRONMENTS``.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import math
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
+
+import gemenvs
+from gemenvs.core.engine import IllegalActionError, StateError
+
+import golden
+
+CASES = golden.golden_cases()
+IDS = [f"{env_id.split('/')[-1]}-{n}p" for env_id, _, n in CASES]
+GAME_IDS = sorted({env_id for env_id, _, _ in CASES})
+
+
+def _module(module: str):
+    return importlib.import_module(module)
+
+
+def _game(module: str, n: int):
+    return _module(module).raw_env.game_class(num_players=n)
+
+
+def random_states(game, seed: int, games: int = 2, every: int = 7):
+    """States met in ``games`` seeded random games (every ``every``-th decision and the last)."""
+    rng = np.random.default_rng(seed)
+    for g in range(games):
+        s = game.new_state(seed * 1000 + g)
+        k = 0
+        while not game.is_over(s):
+            if k % every == 0:
+                yield s.copy()
+            p = game.to_act(s)[int(rng.integers(len(game.to_act(s))))]
+            legal = game.legal_actions(s, p)
+            game.apply_legal(s, p, int(legal[rng.integers(legal.size)]))
+            k += 1
+        yield s
+
+
+parametrize_cases = pytest.mark.parametrize("env_id, module, n", CASES, ids=IDS)
+
+
+# ----------------------------------------------------------------------------- PettingZoo and Gymnasium
+
+
+@parametrize_cases
+def test_pettingzoo_api(env_id, module, n):
+    api_test(_module(module).env(num_players=n), num_cycles=200)
+
+
+@parametrize_cases
+def test_pettingzoo_parallel_api(env_id, module, n):
+    parallel_api_test(_module(module).parallel_env(num_players=n), num_cycles=200)
+
+
+@parametrize_cases
+def test_pettingzoo_seed(env_id, module, n):
+    seed_test(lambda: _module(module).env(num_players=n), num_cycles=50)
+
+
+@parametrize_cases
+def test_pettingzoo_parallel_seed(env_id, module, n):
+    # parallel_seed_test samples actions without masks: an illegal one must end the game, not raise
+    parallel_seed_test(lambda: _module(module).parallel_env(num_players=n, illegal_action="terminate"))
+
+
+@parametrize_cases
+def test_pettingzoo_render(env_id, module, n, capsys):
+    def env_fn(render_mode=None):
+        return _module(module).env(num_players=n, render_mode=render_mode)
+
+    render_test(env_fn, custom_tests={"ansi": lambda text: isinstance(text, str) and len(text) > 20})
+    assert capsys.readouterr().out  # human mode printed the picture
+
+
+@parametrize_cases
+def test_registered_in_both_registries(env_id, module, n):
+    import gymnasium
+    import pettingzoo
+
+    assert env_id in pettingzoo.aec_registry and env_id in pettingzoo.parallel_registry
+    assert env_id in gymnasium.registry
+    env = pettingzoo.make("aec", env_id, num_players=n)
+    env.reset(seed=1)
+    assert len(env.possible_agents) == n
+
+
+@parametrize_cases
+def test_gymnasium_check_env_on_single_learner_view(env_id, module, n):
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make(env_id, num_players=n, opponents="random", disable_env_checker=True)
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=3)
+    mask = env.unwrapped.action_masks()
+    assert mask.any() and env.observation_space.contains(obs)
+
+
+# ----------------------------------------------------------------------------- legality
+
+
+@parametrize_cases
+def test_mask_is_the_only_source_of_legality(env_id, module, n):
+    """Every action id of every seat: legal exactly when masked; an illegal one gets words from explain."""
+    game = _game(module, n)
+    for s in random_states(game, seed=11, games=1, every=5):
+        if game.is_over(s):
+            assert all(game.why_illegal(s, p, 0) == "the game is over" for p in range(n))
+            continue
+        acting = game.to_act(s)
+        for p in range(n):
+            mask = game.legal_mask(s, p)
+            assert mask.dtype == np.int8 and mask.shape == (game.num_actions,)
+            if p not in acting:
+                assert not mask.any(), f"seat {p} is not to act but has legal actions"
+                continue
+            assert mask.sum() >= 2, "a decision with a single legal action must be played by the engine"
+            for a in range(game.num_actions):
+                reason = game.why_illegal(s, p, a)
+                assert (reason is None) == bool(mask[a]), (p, a, reason)
+                if not mask[a]:
+                    assert isinstance(reason, str) and reason and reason != "legal", (p, a)
+
+
+@parametrize_cases
+def test_forced_decisions_are_played_and_logged_by_the_engine(env_id, module, n):
+    """No agent is ever asked a one-option question; forced decisions are in the log, flagged."""
+    game = _game(module, n)
+    forced_seen = 0
+    for s in random_states(game, seed=5, games=3, every=1000):
+        if not game.is_over(s):
+            continue
+        for p, a, f in s.log:
+            assert 0 <= p < n and 0 <= a < game.num_actions and f in (0, 1)
+        forced_seen += sum(f for _, _, f in s.log)
+        assert len(s.log) <= game.max_decisions
+        for viewer in range(n):
+            view = game.visible_log(s, viewer)
+            assert len(view) == len(s.log)
+            for (p, a, f), (vp, va, vf) in zip(s.log, view):
+                assert vp == p
+                if p == viewer:
+                    assert (va, vf) == (a, bool(f))
+                elif not game.forced_is_public:
+                    assert vf is None, "another seat's forced flag may reveal hidden information"
+    assert forced_seen >= 0
+
+
+@parametrize_cases
+def test_bad_actions_are_illegal_with_a_clear_message(env_id, module, n):
+    env = _module(module).env(num_players=n)
+    env.reset(seed=0)
+    size = env.action_space(env.agent_selection).n
+    for bad in (math.inf, math.nan, -1, size, 10**30, 2.0, "1", None, True, np.float64(1.0)):
+        with pytest.raises(IllegalActionError, match="illegal action"):
+            env.step(bad)
+    # under "terminate" the offender gets -1 and the game ends
+    env = _module(module).env(num_players=n, illegal_action="terminate")
+    env.reset(seed=0)
+    offender = env.agent_selection
+    env.step(math.inf)
+    assert all(env.terminations.values())
+    assert env.rewards[offender] == -1.0
+    assert "not float" in env.infos[offender]["illegal_action"]["reason"]
+
+
+@parametrize_cases
+def test_parallel_terminate_penalises_every_offender_and_rejects_unknown_agents(env_id, module, n):
+    penv = _module(module).parallel_env(num_players=n, illegal_action="terminate")
+    obs, _ = penv.reset(seed=0)
+    acting = [a for a in penv.agents if obs[a]["action_mask"].any()]
+    with pytest.raises(ValueError, match="unknown agent"):
+        penv.step({**{a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in acting}, "player_99": 0})
+    _, rewards, terms, _, infos = penv.step({a: -5 for a in acting})
+    assert all(terms.values())
+    assert {a for a, r in rewards.items() if r == -1.0} == set(acting)
+    assert set(infos[acting[0]]["illegal_action"]["offenders"]) == set(acting)
+    with pytest.raises(RuntimeError, match="reset"):
+        penv.step({})
+
+
+@parametrize_cases
+def test_calls_before_reset_and_bad_seeds_are_clear_errors(env_id, module, n):
+    raw = _module(module).raw_env(num_players=n)
+    with pytest.raises(RuntimeError, match="reset"):
+        raw.step(0)
+    with pytest.raises(RuntimeError, match="reset"):
+        raw.observe("player_0")
+    for seed in (-1, 2**64, 1.5, "7"):
+        with pytest.raises(ValueError, match="seed"):
+            raw.reset(seed=seed)
+    penv = _module(module).parallel_env(num_players=n)
+    with pytest.raises(RuntimeError, match="reset"):
+        penv.step({})
+    with pytest.raises(RuntimeError, match="reset"):
+        penv.state()
+
+
+@parametrize_cases
+def test_option_values_are_checked_by_type_and_player_count(env_id, module, n):
+    mod = _module(module)
+    counts = mod.raw_env.game_class.player_counts
+    for bad in (max(counts) + 1, min(counts) - 1, True, float(n), str(n)):
+        with pytest.raises(ValueError, match="num_players"):
+            mod.env(num_players=bad)
+    for option, bad in (("reward", np.array(["win"])), ("illegal_action", ["raise"]), ("render_mode", "rgb")):
+        with pytest.raises(ValueError, match=option):
+            mod.env(num_players=n, **{option: bad})
+    with pytest.raises(TypeError):
+        mod.env(num_players=n, no_such_option=1)
+
+
+# ----------------------------------------------------------------------------- state
+
+
+@parametrize_cases
+def test_state_round_trips_through_json_and_copies_continue_identically(env_id, module, n):
+    game = _game(module, n)
+    rng = np.random.default_rng(1)
+    for s in random_states(game, seed=3, games=1, every=9):
+        d = s.to_dict()
+        text = json.dumps(d)
+        back = game.state_from_dict(json.loads(text))
+        assert back == s and back.to_dict() == d
+        c = s.copy()
+        assert c == s
+        if not game.is_over(s):
+            p = game.to_act(s)[0]
+            legal = game.legal_actions(s, p)
+            a = int(legal[rng.integers(legal.size)])
+            game.apply_legal(c, p, a)
+            game.apply_legal(back, p, a)
+            assert back == c and c != s
+
+
+@parametrize_cases
+def test_state_from_dict_rejects_bad_input_with_short_messages(env_id, module, n):
+    game = _game(module, n)
+    s = next(random_states(game, seed=4, games=1, every=13))
+    d = json.loads(json.dumps(s.to_dict()))
+    bad_cases = [
+        ("not a dict", [1, 2]),
+        ("nan", {**d, "seed": math.nan}),
+        ("numpy value", {**d, "seed": np.int64(d["seed"])}),
+        ("tuple", {**d, "log": tuple(d["log"])}),
+        ("missing log", {k: v for k, v in d.items() if k != "log"}),
+        ("negative seed", {**d, "seed": -3}),
+        ("junk log entry", {**d, "log": d["log"] + [["x", 1, 0]]}),
+        ("illegal logged action", {**d, "log": d["log"] + [[0, -1, 0]]}),
+        ("unknown key", {**d, "bogus": 1}),
+    ]
+    field = next(k for k in d if k not in ("seed", "log"))
+    bad_cases.append(("tampered field", {**d, field: [d[field], "junk" * 100]}))
+    for label, bad in bad_cases:
+        with pytest.raises(StateError) as err:
+            game.state_from_dict(bad)
+        assert len(str(err.value)) < 200, (label, str(err.value))
+        assert "junkjunk" not in str(err.value)
+
+
+@parametrize_cases
+def test_full_state_for_centralised_critics(env_id, module, n):
+    for env in (_module(module).env(num_players=n), _module(module).parallel_env(num_players=n)):
+        env.reset(seed=2)
+        st = env.state()
+        space = env.unwrapped.state_space if hasattr(env, "unwrapped") else env.state_space
+        assert st.dtype == np.float32 and st.shape == space.shape
+        assert space.contains(st)
+        assert st.size == env.unwrapped.state_spec.size
+
+
+# ----------------------------------------------------------------------------- hidden information
+
+
+@parametrize_cases
+def test_no_hidden_information_in_observations(env_id, module, n):
+    """Resampling what a seat cannot see changes nothing it observes (observation, mask, visible log)."""
+    game = _game(module, n)
+    rng = np.random.default_rng(9)
+    changed = 0
+    for s in random_states(game, seed=8, games=2, every=6):
+        if game.is_over(s):
+            continue
+        for observer in range(n):
+            r = game.resample_hidden(s, observer, rng)
+            assert r is not s
+            np.testing.assert_array_equal(game.observe(r, observer), game.observe(s, observer))
+            np.testing.assert_array_equal(game.legal_mask(r, observer), game.legal_mask(s, observer))
+            assert game.visible_log(r, observer) == game.visible_log(s, observer)
+            assert game.to_act(r) == game.to_act(s)
+            changed += r != s
+            # the resampled state is a playable game
+            p = game.to_act(r)[0]
+            game.apply_legal(r, p, int(game.legal_actions(r, p)[0]))
+    assert changed > 0, "resample_hidden never changed anything: is there really nothing hidden?"
+
+
+# ----------------------------------------------------------------------------- golden games and docs
+
+
+@parametrize_cases
+def test_golden_game_replays(env_id, module, n):
+    path = golden.golden_path(env_id, n)
+    assert path.exists(), f"no golden game {path.name}: run `python tests/golden.py` and commit it"
+    record = json.loads(path.read_text())
+    assert record["env_id"] == env_id and record["options"] == {"num_players": n}
+    why = golden.first_difference(record, module)
+    assert why is None, f"{path.name}: {why} (a deliberate change re-records with `python tests/golden.py`)"
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_docs_cover_every_observation_slot_and_action_id(env_id):
+    import gen_tables_loader
+
+    gen = gen_tables_loader.load()
+    module = gemenvs.ENVIRONMENTS[env_id]
+    game_class = _module(module).raw_env.game_class
+    pages = [p for p, (cls, _, _) in gen.GAME_PAGES.items() if cls is game_class]
+    assert pages, f"docs/gen_tables.py has no page for {game_class.__name__}"
+    cls, counts, actions = gen.GAME_PAGES[pages[0]]
+    assert actions, f"docs/{pages[0]} has no generated action tables"
+    assert tuple(counts) == tuple(game_class.player_counts)
+    text = (gen.DOCS / pages[0]).read_text()
+    for n in counts:
+        assert f"<!-- BEGIN obs-table players={n} -->" in text and f"<!-- BEGIN action-table players={n} -->" in text
+        game = game_class(num_players=n)
+        block = text.split(f"<!-- BEGIN obs-table players={n} -->")[1].split("<!-- END")[0]
+        names = [line.split(" | ")[3].strip("`") for line in block.splitlines()
+                 if line.startswith("| ") and not line.startswith("| offset")]
+        assert names == game.spec.names
+        block = text.split(f"<!-- BEGIN action-table players={n} -->")[1].split("<!-- END")[0]
+        names = [line.split(" | ")[1].strip("`") for line in block.splitlines()
+                 if line.startswith("| ") and not line.startswith("| ids")]
+        assert names == game.action_spec.names
