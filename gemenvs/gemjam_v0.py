@@ -9,7 +9,7 @@
 | Action shape | (1,) |
 | Action values | Discrete(232) for 2 players, 233 for 3, 234 for 4 (default manifest) |
 | Observation shape | dict: `observation` float32 vector, `action_mask` int8 vector |
-| Observation size | 2396 (2 players), 3045 (3 players), 3694 (4 players) |
+| Observation size | 2395 (2 players), 3043 (3 players), 3691 (4 players) |
 
 Collect four completed gem sets in your Gem Shrine; bank gold and spells in your Vault; cast
 Gem Jams to make opponents pay, steal and destroy gems and sets, and answer spells with Counter
@@ -26,8 +26,8 @@ format), `reward` ("win", "score", "rank", "margin"), `illegal_action` ("raise" 
 "terminate"), `render_mode` ("ansi", "human" or None).
 
 ## Observation
-Seat-relative (row 0 is the observer): the pending decision, who decides, the observer's own
-choices so far in a composite decision, turn state, own hand and Vault, hand and Vault sizes,
+Seat-relative (row 0 is the observer): the observer's own pending decision and its choices so
+far in a composite decision (never who else is deciding), turn state, own hand and Vault, hand and Vault sizes,
 cards the observer was shown in other hands and Vaults, every Shrine set (type, gems, complete,
 guarded, broken), completed sets, the Discard Pile, pile sizes, the response stack, cards shown
 now, a payment in progress, cards in transit, the rule options. Never another player's hand or

@@ -94,3 +94,13 @@ def test_observation_spec_and_action_spec_are_exposed():
     names = env.unwrapped.game.action_spec.names
     assert names == ["play", "bank", "end_plays", "adjust", "gem_type", "target_player", "king_vault", "set",
                      "new_set", "card", "yes", "pass"]
+
+
+def test_module_docstring_states_the_sizes():
+    from gemenvs.gemjam import GemJam
+
+    doc = gemjam_v0.__doc__
+    sizes = [GemJam(num_players=n).spec.size for n in (2, 3, 4)]
+    actions = [GemJam(num_players=n).num_actions for n in (2, 3, 4)]
+    assert f"{sizes[0]} (2 players), {sizes[1]} (3 players), {sizes[2]} (4 players)" in doc
+    assert f"Discrete({actions[0]}) for 2 players, {actions[1]} for 3, {actions[2]} for 4" in doc

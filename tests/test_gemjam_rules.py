@@ -726,3 +726,15 @@ def test_explain_words_a_masked_action():
     assert "it takes" in G.why_illegal(s, 0, action(G, "yes"))
     assert "not one of the choices" in G.why_illegal(s, 0, action(G, "play:Ruby"))
     assert "not player 1's decision" in G.why_illegal(s, 1, action(G, "pass"))
+
+
+def test_nobody_is_shown_that_another_seat_is_deciding_a_reaction():
+    # S-141: player 1 is asked only because it holds a Counter Spell; player 2 must not see that
+    s = table(G, hands={0: ["Take Two", "Gold 1"], 1: ["Counter Spell"]})
+    act(G, s, 0, "play:Take Two")
+    assert deciding(G, s) == (1, "react")
+    for seat in (0, 2):
+        obs = G.observe(s, seat)
+        assert not G.spec.view(obs, "decision").any() and not G.spec.view(obs, "my_turn_to_decide").any()
+        assert "react" not in G.render(s, seat)
+    assert G.spec.view(G.observe(s, 1), "decision")[2] == 1

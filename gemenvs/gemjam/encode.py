@@ -32,8 +32,9 @@ class Encoder:
         self.wild_slot = {k: WILD_EFFECTS.index(m.effect[k]) for k in range(K) if m.is_wild[k]}
         self.set_features = T + 2 + len(WILD_EFFECTS) + 3
         sp = self.spec = ObservationSpec()
-        sp.add("decision", len(DECISIONS), "one-hot: the kind of the pending decision (" + ", ".join(DECISIONS) + ")")
-        sp.add("decider", n, "one-hot: who decides now (0 = me, r = r seats to my left)")
+        sp.add("decision", len(DECISIONS), "one-hot: the kind of my pending decision (" + ", ".join(DECISIONS) + "); "
+                                            "zeros when another seat decides")
+        sp.add("my_turn_to_decide", 1, "1 when I decide now (who else decides is not shown)")
         sp.add("turn_player", n, "one-hot: whose turn it is")
         sp.add("my_choices", cfg.num_actions, "the action ids I chose so far in my pending composite decision")
         sp.add("turn_state", 6, "plays left /5, turn player asleep, frozen, timer decisions this turn /50, "
@@ -59,8 +60,7 @@ class Encoder:
                "the response stack from the top: card kind one-hot, caster one-hot, target player one-hot, "
                "Gem Jam type one-hot, cancelled, Double Troubles /2, attached Double Trouble", high=4.0)
         sp.add("shown", K, "cards set aside and shown to me now (Eye See!, Lucky Draw, Basilisk)", scale=4.0)
-        sp.add("payment", 2 + n, "payment in progress that I make or receive: amount left /50, I pay, "
-                                 "receiver one-hot", high=10.0)
+        sp.add("payment", 2 + n, "payment I am making: amount left /50, 1, receiver one-hot", high=10.0)
         sp.add("transit", K, "gems and Guardians in transit, about to be placed", scale=4.0)
         sp.add("rule_options", 4, "turn_decision_limit /50 (0: none), a timer is in force, sirens_call, "
                                   "max_rounds /1000", high=20.0)
@@ -73,16 +73,17 @@ class Encoder:
         m = cfg.m
         x = np.zeros(self.spec.size, np.float32)
         d = state.decision
-        if d is not None and not state.over:
+        if d is not None and not state.over and d["p"] == p:
+            # only one's own pending decision: that another seat is deciding a reaction would tell
+            # that it holds one, as seats without one pass automatically (S-141)
             x[o["decision"] + _DECISION_INDEX[d["why"]]] = 1
-            x[o["decider"] + (d["p"] - p) % n] = 1
-            if d["p"] == p:
-                for a in d["pre"]:
-                    x[o["my_choices"] + a] = 1
-                if d["why"] == "pay":
-                    x[o["payment"]] = d["ctx"]["left"] / 50
-                    x[o["payment"] + 1] = 1
-                    x[o["payment"] + 2 + (d["ctx"]["r"] - p) % n] = 1
+            x[o["my_turn_to_decide"]] = 1
+            for a in d["pre"]:
+                x[o["my_choices"] + a] = 1
+            if d["why"] == "pay":
+                x[o["payment"]] = d["ctx"]["left"] / 50
+                x[o["payment"] + 1] = 1
+                x[o["payment"] + 2 + (d["ctx"]["r"] - p) % n] = 1
         x[o["turn_player"] + (state.turn - p) % n] = 1
         b = o["turn_state"]
         x[b] = state.plays / 5
@@ -152,10 +153,6 @@ class Encoder:
         if state.aside is not None and state.aside["p"] == p:
             for k in state.aside["cards"]:
                 x[o["shown"] + k] += 0.25
-        for d2 in (state.decision,):
-            if d2 is not None and d2["why"] == "pay" and d2["ctx"]["r"] == p and d2["p"] != p:
-                x[o["payment"]] = d2["ctx"]["left"] / 50
-                x[o["payment"] + 2] = 1
         b = o["rule_options"]
         lim = cfg.opts.turn_decision_limit
         x[b] = (lim or 0) / 50

@@ -32,7 +32,7 @@ def render_text(state, cfg: Config, viewer: int | None = None) -> str:
         d = state.decision
         lines.append(f"Gem Jam - round {state.round}, player_{state.turn}'s turn, {state.plays} play(s) left"
                      + (" [asleep]" if state.asleep else "") + (" [frozen]" if state.frozen else ""))
-        if d is not None:
+        if d is not None and (viewer is None or viewer == d["p"]):
             lines.append(f"to decide: player_{d['p']} ({d['why']})")
     lines.append(f"Draw Pile {len(state.draw)} | Discard Pile {len(state.discard)} "
                  f"(top: {cfg.m.names[state.discard[-1]] if state.discard else '-'}) | King's Vault {len(state.king)}"
@@ -42,7 +42,8 @@ def render_text(state, cfg: Config, viewer: int | None = None) -> str:
             f"{cfg.m.names[e['k']]} by player_{e['c']}" + (" [cancelled]" if e["x"] else "")
             + (f" x{2 ** e['m']}" if e["m"] else "") for e in state.stack))
     for q in range(n):
-        mark = ">" if (state.decision is not None and state.decision["p"] == q and not state.over) else " "
+        mark = ">" if (state.decision is not None and state.decision["p"] == q and not state.over
+                       and viewer in (None, q)) else " "
         lines.append(f"{mark} player_{q}: {complete_sets(state, cfg, q)} complete set(s), hand {len(state.hands[q])}, "
                      f"Vault {len(state.vaults[q])}")
         if viewer is None or viewer == q:
