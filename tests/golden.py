@@ -42,8 +42,8 @@ def golden_path(env_id: str, players: int) -> Path:
 
 
 def _sparse(obs: np.ndarray) -> dict[str, float]:
-    """The non-zero slots of an observation, keyed by index (JSON keys are strings)."""
-    return {str(int(i)): float(obs[i]) for i in np.flatnonzero(obs)}
+    """The non-zero slots of an observation, keyed by index (JSON keys are strings), to 6 decimals."""
+    return {str(int(i)): round(float(obs[i]), 6) for i in np.flatnonzero(obs)}
 
 
 def play(module: str, players: int, actions: list[int] | None = None) -> dict:

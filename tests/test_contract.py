@@ -348,3 +348,18 @@ def test_docs_cover_every_observation_slot_and_action_id(env_id):
         names = [line.split(" | ")[1].strip("`") for line in block.splitlines()
                  if line.startswith("| ") and not line.startswith("| ids")]
         assert names == game.action_spec.names
+
+
+def test_golden_replay_names_the_first_differing_observation_slot():
+    env_id, module, n = CASES[0]
+    record = json.loads(golden.golden_path(env_id, n).read_text())
+    spec = _game(module, n).spec
+    k = 3
+    slot = min(int(i) for i in record["steps"][k]["observation"])
+    record["steps"][k]["observation"][str(slot)] += 0.5
+    name = next(s.name for s in spec.slices if s.offset <= slot < s.stop)
+    why = golden.first_difference(record, module)
+    assert why.startswith(f"decision {k} ") and f"observation slot {slot} = {name}" in why
+    record = json.loads(golden.golden_path(env_id, n).read_text())
+    record["scores"][0] += 1
+    assert "final scores" in golden.first_difference(record, module)
