@@ -1,10 +1,12 @@
-"""The GEM PettingZoo environments: API suites, registry, options, masks, rewards, infos, golden games."""
-from __future__ import annotations
+"""The GEM PettingZoo environments: what is GEM's own (registry, options, masks, rewards, infos).
 
+PettingZoo's suites, round trips, the leak test and golden games run for every game in
+``tests/test_contract.py``.
+"""
+from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 
 import gemenvs
 from gemenvs import gem_v0
@@ -14,15 +16,6 @@ from gemenvs.core.engine import IllegalActionError
 from gemenvs.gem import rules
 from gemenvs.core.rewards import terminal_rewards
 from gemenvs.gem.rules import OVER
-
-
-
-@pytest.mark.parametrize("n", [2, 3, 4])
-def test_pettingzoo_suites(n):
-    api_test(gem_v0.env(num_players=n), num_cycles=400)
-    seed_test(lambda: gem_v0.env(num_players=n), num_cycles=400)
-    render_test(lambda render_mode=None: gem_v0.env(num_players=n, render_mode=render_mode))
-    parallel_api_test(gem_v0.parallel_env(num_players=n), num_cycles=400)
 
 
 def test_registered_in_pettingzoo():
