@@ -148,7 +148,8 @@ def parse_manifest(data: Any, source: str = "dict") -> Manifest:
         _need(isinstance(t["name"], str) and t["name"] and t["name"] not in names, source,
               f"{where}.name must be a distinct non-empty string")
         names.append(t["name"])
-        _need(_is_int(t["set_size"]) and 1 <= t["set_size"] <= 6, source, f"{where} ({t['name']}): set_size must be 1..6")
+        _need(_is_int(t["set_size"]) and 1 <= t["set_size"] <= 6, source,
+              f"{where} ({t['name']}): set_size must be 1..6")
         pay = t["payment"]
         _need(isinstance(pay, list) and len(pay) == t["set_size"] and all(_is_int(v) and 0 <= v <= 100 for v in pay),
               source, f"{where} ({t['name']}): payment must list set_size integers 0..100 (1 gem .. a full set)")
@@ -180,7 +181,8 @@ def parse_manifest(data: Any, source: str = "dict") -> Manifest:
                   f"{where}: a wildcard's effect must be one of {', '.join(WILDCARD_EFFECTS)}")
             _need(ts is None and c["gold"] == 0, source, f"{where}: a wildcard has no types field and gold 0")
         elif cat == "gold":
-            _need(ts is None and "effect" not in c and c["gold"] >= 1, source, f"{where}: a gold card has gold >= 1 only")
+            _need(ts is None and "effect" not in c and c["gold"] >= 1, source,
+                  f"{where}: a gold card has gold >= 1 only")
         else:
             eff = c.get("effect")
             _need(eff in SPELL_EFFECTS, source, f"{where}: unknown spell effect {eff!r}")

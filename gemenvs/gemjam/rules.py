@@ -143,9 +143,6 @@ class GemJamState:
                  "asleep", "frozen", "timer", "timer_used", "stack", "resolving", "transit", "aside", "tasks",
                  "decision", "seen_hand", "seen_vault", "next_set", "events", "hidden", "over", "winners", "end_reason")
 
-    LISTS = ("hands", "vaults", "draw", "draw_seen", "discard", "king", "sleep_next", "freeze_next", "resolving",
-             "transit", "winners")
-
     def copy(self) -> GemJamState:
         """An independent copy that continues identically (RNG included)."""
         c = GemJamState.__new__(GemJamState)
@@ -158,7 +155,8 @@ class GemJamState:
         c.hands = [list(h) for h in self.hands]
         c.vaults = [list(v) for v in self.vaults]
         c.shrines = [[[s[0], s[1], s[2], s[3], list(s[4])] for s in sh] for sh in self.shrines]
-        c.draw, c.draw_seen, c.discard, c.king = list(self.draw), list(self.draw_seen), list(self.discard), list(self.king)
+        c.draw, c.draw_seen = list(self.draw), list(self.draw_seen)
+        c.discard, c.king = list(self.discard), list(self.king)
         c.sleep_next, c.freeze_next = list(self.sleep_next), list(self.freeze_next)
         c.stack = [dict(e) for e in self.stack]
         c.resolving, c.transit, c.winners = list(self.resolving), list(self.transit), list(self.winners)
@@ -288,14 +286,6 @@ def find_set(state: GemJamState, p: int, set_id: int) -> list | None:
         if s[S_ID] == set_id:
             return s
     return None
-
-
-def slot_of(state: GemJamState, p: int, set_id: int) -> int:
-    """The slot (position) of ``p``'s set ``set_id``."""
-    for i, s in enumerate(state.shrines[p]):
-        if s[S_ID] == set_id:
-            return i
-    return -1
 
 
 def remove_gem(state: GemJamState, p: int, s: list, kind: int) -> None:
@@ -761,7 +751,8 @@ def adjust_cands(state: GemJamState, cfg: Config, p: int) -> list:
     A = cfg.ADJ
     out = [[A]]
     shrine = state.shrines[p]
-    opp = opponent_basic_types(state, cfg, p) if any(cfg.eff[k] == "mirror_madness" for s in shrine for k in s[4]) else []
+    has_mirror = any(cfg.eff[k] == "mirror_madness" for s in shrine for k in s[S_GEMS])
+    opp = opponent_basic_types(state, cfg, p) if has_mirror else []
     free = [(i, s) for i, s in enumerate(shrine) if not s[S_GUARD] and i < MAX_SETS]
     for i, s in free:
         cur = s[S_TYPE]
