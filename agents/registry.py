@@ -14,7 +14,10 @@ BASELINES: dict[str, dict[str, str]] = {
         "random": "gemenvs.agents.random_agent:RandomAgent",
         "greedy": "gemenvs.agents.gem:GemGreedyAgent",
     },
-    "gemjam": {"random": "gemenvs.agents.random_agent:RandomAgent"},
+    "gemjam": {
+        "random": "gemenvs.agents.random_agent:RandomAgent",
+        "rule": "gemenvs.agents.gemjam:GemJamRuleAgent",
+    },
 }
 
 

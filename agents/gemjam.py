@@ -1,0 +1,163 @@
+"""GemJamRuleAgent: a Gem Jam baseline that reads only its observation, through the named-slice spec.
+
+Rules of thumb: place gems where they bring a set closest to complete; cast the spells that gain
+the most (Dragon's Loot, Gem Jams worth a lot, Guardians, card draw) before banking gold; keep
+reactions in hand and answer spells aimed at itself (Chaos Cube, then Diabolic Denial, then
+Counter Spell); attach every Double Trouble; attack the opponent with the most completed sets;
+pay and discard its least valuable cards. Card facts (category, gold, types) come from the
+card manifest, which is public data; everything about the game in progress from the observation.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gemenvs.agents.base import BaseAgent, legal_actions
+from gemenvs.gemjam.data import load_manifest
+from gemenvs.gemjam.encode import DECISIONS
+
+#: how much the agent likes to cast each spell (0: never from choice)
+CAST_VALUE = {
+    "dragons_loot": 9, "gem_guardian": 7, "golem_grab": 6, "take_two": 5, "lucky_draw": 5, "armageddon": 5,
+    "natures_rebirth": 4, "greedy_goblin": 4, "basilisk": 4, "shakedown": 4, "kings_ransom": 4, "rat": 4,
+    "tsunami": 4, "eye_see": 3, "reanimate": 3, "sleep_spell": 3, "freeze": 3, "howling_fear": 3,
+    "meteor_strike": 3, "fire_reborn": 2, "switch": 1, "sirens_call": 2, "double_trouble": 1, "forced_wager": 0,
+}
+#: spells kept in hand rather than banked
+KEEP = ("counter_spell", "diabolic_denial", "chaos_cube", "double_trouble")
+
+
+class GemJamRuleAgent(BaseAgent):
+    """Rule-of-thumb Gem Jam baseline (see the module docstring); deterministic."""
+
+    name = "rule"
+
+    def __init__(self, spec=None, num_actions=None, seed=None, action_spec=None, manifest=None):
+        super().__init__(spec, num_actions, seed, action_spec)
+        if spec is None or action_spec is None:
+            raise ValueError("GemJamRuleAgent needs the observation and action specs (use GemJamRuleAgent.for_env(env))")
+        self.m = m = load_manifest(manifest)
+        if tuple(action_spec["play"].labels) != m.names:
+            raise ValueError("GemJamRuleAgent: the env's cards differ from the manifest it was given")
+        self.n = spec["hand_sizes"].size
+        self.r = {name: action_spec[name] for name in action_spec.names}
+        self.K = m.num_kinds
+        self.T = m.num_types
+
+    # ------------------------------------------------------------------ reading
+    def _card_value(self, k: int) -> float:
+        """How much the agent wants to hold card kind ``k``."""
+        m = self.m
+        if m.is_spell[k]:
+            return 6.0 if m.effect[k] in KEEP else 2.0 + CAST_VALUE.get(m.effect[k], 2) / 2
+        if m.is_gem[k]:
+            return 4.5
+        return float(m.gold[k]) / 2
+
+    def _sets(self, d: dict, rel: int) -> list[tuple[int, int, bool]]:
+        """(type, gems, complete) of each set of the player ``rel`` seats to the left."""
+        out = []
+        for row in d["shrines"][rel]:
+            if row[:self.T].any():
+                t = int(np.argmax(row[:self.T]))
+                gems = int(round(row[self.T:self.T + 6].sum() * 4))
+                out.append((t, gems, bool(row[self.T + 6])))
+        return out
+
+    def _best_opponent(self, d: dict, legal_rel: list[int]) -> int:
+        """The opponent (relative seat) with the most completed sets, then the most gems."""
+        def key(r):
+            return (d["complete_sets"][r], sum(g for _, g, _ in self._sets(d, r)), -r)
+        return max(legal_rel, key=key)
+
+    # ------------------------------------------------------------------ deciding
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = legal_actions(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        d = self.spec.decode(observation)
+        why = DECISIONS[int(np.argmax(d["decision"]))]
+        chosen = list(np.flatnonzero(d["my_choices"]))
+        scores = {int(a): self._score(d, why, chosen, int(a)) for a in legal}
+        return max(scores, key=lambda a: (scores[a], -a))
+
+    def _score(self, d: dict, why: str, chosen: list[int], a: int) -> float:
+        m = self.m
+        name, arg = self.action_spec.decode(a)
+        mine = self._sets(d, 0)
+        if why == "adjust":
+            return 1.0 if name == "adjust" and arg == 0 else 0.0
+        if why == "react":
+            if name == "pass":
+                return 0.0
+            top = d["stack"][0]
+            aimed_at_me = top[self.K + self.n] > 0  # target player slot 0 = me
+            eff = m.effect[arg]
+            pref = {"chaos_cube": 3.0, "diabolic_denial": 2.0, "counter_spell": 1.0}[eff]
+            return pref if aimed_at_me else -1.0
+        if why == "double":
+            return 1.0 if name == "play" else 0.0
+        if why in ("may_draw", "timer"):
+            return 1.0 if name == "yes" else 0.0
+        if why == "pay":
+            if name == "card":
+                return 10.0 - m.gold[arg]
+            if name == "set" and arg < len(mine):
+                return -float(mine[arg][1]) - (5.0 if mine[arg][2] else 0.0)
+        if why in ("discard", "bottom", "lucky_draw"):
+            return -self._card_value(arg) if name == "card" else 0.0
+        if why in ("eye_see", "reanimate", "greedy_goblin", "basilisk"):
+            return self._card_value(arg) if name == "card" else 0.0
+        if why == "receive_guardian":
+            return 1.0 if name == "set" else 0.0
+        if why == "counter_return":
+            if name == "set":
+                return -(mine[arg][1] if arg < len(mine) else 0) - 10 * (arg < len(mine) and mine[arg][2])
+            return 0.0
+        # play, place, chaos_cube: composite choices
+        if name == "end_plays":
+            return 0.5
+        if name == "bank":
+            if m.is_spell[arg] and m.effect[arg] in KEEP:
+                return -1.0
+            return 1.0 + m.gold[arg] / 4 if not m.is_spell[arg] else 0.8
+        if name == "play":
+            if m.is_gem[arg]:
+                best = 0
+                for t in m.types[arg]:
+                    best = max([best] + [g for tt, g, c in mine if tt == t and not c])
+                return 5.0 + best
+            eff = m.effect[arg]
+            if eff in ("any_gem_jam", "paired_gem_jam"):
+                count = max([0] + [sum(g for tt, g, _ in mine if tt == t) for t in m.types[arg]])
+                return 2.0 + count * (2 if eff == "any_gem_jam" else 1)
+            return float(CAST_VALUE.get(eff, 1))
+        if name == "gem_type":
+            return sum(g for t, g, c in mine if t == arg and not c) + (0.5 if any(t == arg for t, _, _ in mine) else 0.0)
+        if name == "target_player":
+            if arg == 0:
+                return -5.0
+            return 10.0 if arg == self._best_opponent(d, list(range(1, self.n))) else float(d["complete_sets"][arg])
+        if name == "king_vault":
+            return 0.5
+        if name == "set":
+            target = self._target_rel(chosen)
+            sets = self._sets(d, target)
+            if arg >= len(sets):
+                return 0.0
+            return sets[arg][1] + (3.0 if sets[arg][2] else 0.0)
+        if name == "new_set":
+            return 0.0
+        if name == "card":
+            return 2.0 if m.is_basic[arg] else 1.0
+        return 0.0
+
+    def _target_rel(self, chosen: list[int]) -> int:
+        """The player (relative) whose sets a pending composite choice refers to."""
+        tp = self.r["target_player"]
+        for a in reversed(chosen):
+            if a in tp:
+                return a - tp.start
+        return 0
+
+
+__all__ = ["GemJamRuleAgent"]
