@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 
 from gemenvs import gemjam_v0
 from gemenvs.core.engine import IllegalActionError
@@ -14,9 +14,10 @@ def test_aec_api(players):
     api_test(gemjam_v0.env(num_players=players), num_cycles=120)
 
 
-def test_parallel_api_and_seeding():
+def test_parallel_api_seeding_and_rendering():
     parallel_api_test(gemjam_v0.parallel_env(), num_cycles=120)
     seed_test(gemjam_v0.env, num_cycles=60)
+    render_test(gemjam_v0.env)
 
 
 def play_out(env, seed=0, final=None):

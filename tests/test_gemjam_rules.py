@@ -144,6 +144,13 @@ def test_a_bad_manifest_is_refused_naming_the_entry(change, message):
         GemJam(manifest=d)
 
 
+def test_a_manifest_file_can_be_given_by_path():
+    g = GemJam(manifest=str(DEFAULT_MANIFEST), num_players=2)
+    assert g.manifest.names == G.manifest.names and g.manifest.source == str(DEFAULT_MANIFEST)
+    with pytest.raises(ManifestError, match="cannot read"):
+        GemJam(manifest="/nonexistent/deck.json")
+
+
 def test_options_are_validated():
     with pytest.raises(ValueError, match="num_players must be an integer in 2..4; got 5"):
         GemJam(num_players=5)
