@@ -123,7 +123,7 @@ class Encoder:
         v[o["round"]] = s.round / NUM_AUCTION_CARDS
         if s.auction_card >= 0:
             v[o["auction_card"] + s.auction_card] = 1.0
-        deck = s.auction_deck
+        deck = bytes(s.auction_deck)  # (kinds 0..5: counted in C)
         at = o["auction_deck_left"]
         v[at:at + 6] = [deck.count(k) / 12.0 for k in range(6)]
         at = o["gem_row"]

@@ -39,6 +39,7 @@ class MegaGem(Game):
         self.max_bid = self.opts.max_bid
         self._bids = self.action_spec["bid"]
         self._reveals = self.action_spec["reveal"]
+        self._bid_zero, self._reveal_start = self._bids[0], self._reveals.start
         # every auction card bid on by every seat, plus one reveal per card dealt to a hand
         self.max_decisions = NUM_AUCTION_CARDS * self.num_players + self.num_players * SETUP[self.num_players][1]
 
@@ -56,13 +57,13 @@ class MegaGem(Game):
 
     def forced_action(self, state: MegaGemState, player: int) -> int | None:
         """Bid 0 for a bidder whose bid limit is 0; reveal the colour of a winner's one-colour hand; else None."""
-        if state.phase == BID:
-            if state.bids[player] is None and rules.bid_limit(state, player) == 0:
-                return self._bids[0]
+        if state.phase == BID:  # (called after every decision: kept cheap)
+            if state.coins[player] == 0 and state.bids[player] is None and rules.bid_limit(state, player) == 0:
+                return self._bid_zero
         elif state.phase == REVEAL and state.winner == player:
-            colours = [c for c, k in enumerate(state.hands[player]) if k]
-            if len(colours) == 1:
-                return self._reveals[colours[0]]
+            hand = state.hands[player]
+            if hand.count(0) == NUM_COLOURS - 1:
+                return self._reveal_start + next(c for c, k in enumerate(hand) if k)
         return None
 
     def explain(self, state: MegaGemState, player: int, action: int) -> str:

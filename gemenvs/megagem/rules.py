@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -177,7 +178,7 @@ def _start_round(s: MegaGemState) -> None:
 def to_act(s: MegaGemState) -> tuple[int, ...]:
     """Seats that must act now: every seat that has not bid, or the revealing winner."""
     if s.phase == BID:
-        return tuple(p for p, b in enumerate(s.bids) if b is None)
+        return tuple([p for p, b in enumerate(s.bids) if b is None])
     if s.phase == REVEAL:
         return (s.winner,)
     return ()
@@ -278,12 +279,19 @@ def _finish_round(s: MegaGemState, opts: Options) -> None:
 
 def claim_missions(s: MegaGemState, opts: Options, first: int) -> None:
     """Give every open mission to the first player clockwise from ``first`` whose Collection meets it."""
-    n = s.num_players
+    n, owner = s.num_players, s.mission_owner
+    if min(owner) >= 0:
+        return
     for k in range(n):
         p = (first + k) % n
+        counts = tuple(s.collections[p])
         for i, m in enumerate(s.missions):
-            if s.mission_owner[i] < 0 and mission_met(m, s.collections[p], opts.two_pairs):
-                s.mission_owner[i] = p
+            if owner[i] < 0 and _mission_met(m, counts, opts.two_pairs):
+                owner[i] = p
+
+
+#: mission_met over hashable counts, remembered (checked for every seat after every auction)
+_mission_met = lru_cache(maxsize=1 << 16)(mission_met)
 
 
 def _end_game(s: MegaGemState) -> None:
