@@ -40,6 +40,12 @@ def check(g: GemJam, s, deck: Counter) -> None:
             assert not st[S_GUARD] or is_complete(g.cfg, st)  # only complete sets are guarded
             assert all(m.is_gem[k] and (m.is_wild[k] or st[S_TYPE] in m.types[k]) for k in st[S_GEMS])
     assert len(s.draw) == len(s.draw_seen) and s.plays >= 0
+    if len(s.log) % 5 == 0:
+        low, high = g.spec.bounds()
+        for q in range(g.num_players):
+            obs = g.observe(s, q)
+            assert (obs >= low).all() and (obs <= high).all(), [
+                x.name for x in g.spec.slices if not (obs[x.offset:x.stop] <= high[x.offset:x.stop]).all()]
     if not s.over:
         (p,) = g.to_act(s)
         assert g.legal_mask(s, p).sum() >= 2  # single choices are played by the engine

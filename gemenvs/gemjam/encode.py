@@ -31,6 +31,7 @@ class Encoder:
         m = cfg.m
         self.wild_slot = {k: WILD_EFFECTS.index(m.effect[k]) for k in range(K) if m.is_wild[k]}
         self.set_features = T + 2 + len(WILD_EFFECTS) + 3
+        most = max(m.count) / 4  # the largest count of one kind, as stored
         sp = self.spec = ObservationSpec()
         sp.add("decision", len(DECISIONS), "one-hot: the kind of my pending decision (" + ", ".join(DECISIONS) + "); "
                                             "zeros when another seat decides")
@@ -41,27 +42,27 @@ class Encoder:
                                 "timer penalty used, round / max_rounds", scale=1.0)
         sp.add("sleep_next", n, "per player: under Sleep Spell in its next turn")
         sp.add("freeze_next", n, "per player: under Freeze in its next turn")
-        sp.add("hand", K, "my hand: cards of each kind", scale=4.0)
-        sp.add("vault", K, "my Vault: cards of each kind", scale=4.0)
+        sp.add("hand", K, "my hand: cards of each kind", scale=4.0, high=most)
+        sp.add("vault", K, "my Vault: cards of each kind", scale=4.0, high=most)
         sp.add("hand_sizes", n, "cards in each player's hand", scale=20.0, high=10.0)
         sp.add("vault_sizes", n, "cards in each player's Vault", scale=20.0, high=10.0)
         sp.add("known_hands", (n, K), "cards I was shown that are in each other player's hand (row 0 unused)",
-               scale=4.0)
+               scale=4.0, high=most)
         sp.add("known_vaults", (n + 1, K), "cards I was shown in each other player's Vault; last row: the King's "
-                                           "Vault", scale=4.0)
+                                           "Vault", scale=4.0, high=most)
         sp.add("shrines", (n, MAX_SETS, self.set_features),
                "per player, per set slot: type one-hot, Basic gems /4, Dual gems /4, each wildcard /4 "
                "(Rainbow, Mushroom, Poison, Mirror), complete, guarded, broken this turn")
         sp.add("complete_sets", n, "completed sets per player", scale=4.0, high=20.0)
-        sp.add("discard", K, "the Discard Pile: cards of each kind", scale=4.0)
+        sp.add("discard", K, "the Discard Pile: cards of each kind", scale=4.0, high=most)
         sp.add("piles", 4, "Draw Pile size, Discard Pile size, King's Vault size (/172), Discard Pile recycled",
                high=2.0)
         sp.add("stack", (STACK_SHOWN, K + 2 * n + T + 3),
                "the response stack from the top: card kind one-hot, caster one-hot, target player one-hot, "
                "Gem Jam type one-hot, cancelled, Double Troubles /2, attached Double Trouble", high=4.0)
-        sp.add("shown", K, "cards set aside and shown to me now (Eye See!, Lucky Draw, Basilisk)", scale=4.0)
+        sp.add("shown", K, "cards set aside and shown to me now (Eye See!, Lucky Draw, Basilisk)", scale=4.0, high=most)
         sp.add("payment", 2 + n, "payment I am making: amount left /50, 1, receiver one-hot", high=10.0)
-        sp.add("transit", K, "gems and Guardians in transit, about to be placed", scale=4.0)
+        sp.add("transit", K, "gems and Guardians in transit, about to be placed", scale=4.0, high=most)
         sp.add("rule_options", 4, "turn_decision_limit /50 (0: none), a timer is in force, sirens_call, "
                                   "max_rounds /1000", high=20.0)
         self.o = {s.name: s.offset for s in sp.slices}
