@@ -169,6 +169,7 @@ class GemJam(Game):
                 s.king = zone
         for i in draw_free:
             s.draw[i] = pool.pop()
+            s.draw_seen[i] = 0  # a redrawn card is nobody's knowledge
         if s.aside is not None and s.aside["p"] != o:
             s.aside["cards"] = [pool.pop() for _ in s.aside["cards"]]
         # other seats' knowledge is theirs, not the observer's: keep only what is still true
