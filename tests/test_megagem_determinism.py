@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from gemenvs import megagem_v0
-from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE, NUM_COLOURS
+from gemenvs.megagem.data import NUM_COLOURS
 from gemenvs.megagem.game import MegaGem
 from gemenvs.megagem.rules import BID, OVER
 

@@ -1,5 +1,6 @@
-"""MegaGem through PettingZoo: the official API tests, registration, spaces, masks, illegal
-actions, rewards, final infos, rendering, the Parallel API and option validation."""
+"""MegaGem through PettingZoo: registration, spaces, masks, illegal actions, rewards, final
+infos, rendering, the Parallel API and option validation (PettingZoo's own API, parallel, seed
+and render tests run for every game in tests/test_contract.py)."""
 from __future__ import annotations
 
 import re
@@ -9,7 +10,6 @@ import numpy as np
 import pettingzoo
 import pytest
 from gymnasium import spaces
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
 import gemenvs
 from gemenvs import megagem_v0
@@ -63,37 +63,8 @@ def advance_aec(env, rng: np.random.Generator, until, max_steps: int = 500) -> b
     raise AssertionError("no end in sight")
 
 
-# ----------------------------------------------------------------------------- PettingZoo's own tests
-
-@pytest.mark.parametrize("n", PLAYERS)
-def test_pettingzoo_api_test(n):
-    api_test(megagem_v0.env(num_players=n), num_cycles=1000)
-
-
-@pytest.mark.parametrize("n", PLAYERS)
-def test_pettingzoo_parallel_api_test(n):
-    parallel_api_test(megagem_v0.parallel_env(num_players=n), num_cycles=1000)
-
-
-@pytest.mark.parametrize("n", PLAYERS)
-def test_pettingzoo_seed_test(n):
-    seed_test(lambda: megagem_v0.env(num_players=n), num_cycles=500)
-
-
-@pytest.mark.parametrize("n", PLAYERS)
-def test_pettingzoo_parallel_seed_test(n):
-    # parallel_seed_test samples actions without masks: an illegal one must end the game, not raise
-    parallel_seed_test(lambda: megagem_v0.parallel_env(num_players=n, illegal_action="terminate"), num_cycles=500)
-
-
-@pytest.mark.parametrize("n", PLAYERS)
-def test_pettingzoo_render_test(n, capsys):
-    def env_fn(render_mode=None):
-        return megagem_v0.env(num_players=n, render_mode=render_mode)
-
-    render_test(env_fn, custom_tests={"ansi": lambda text: text.startswith("MegaGem") and "player_0" in text})
-    assert "MegaGem" in capsys.readouterr().out  # human mode printed the same picture
-
+# ----------------------------------------------------------------------------- determinism through the Parallel API
+# (PettingZoo's own api/parallel/seed/render tests run for every game in tests/test_contract.py)
 
 @pytest.mark.parametrize("n", PLAYERS)
 def test_parallel_masked_determinism(n):

@@ -10,8 +10,8 @@ import numpy as np
 
 from gemenvs.core.spec import ActionSpec, ObservationSpec
 from gemenvs.megagem.data import (
-    AUCTION_COPIES, CHART_NAMES, COLOURS, GEMS_PER_COLOUR, MISSIONS_IN_PLAY, NUM_AUCTION_CARDS,
-    NUM_AUCTION_KINDS, NUM_COLOURS, NUM_GEMS, NUM_MISSIONS, TOTAL_INVEST, TOTAL_LOANS, VALUE_CHARTS,
+    CHART_NAMES, COLOURS, GEMS_PER_COLOUR, MISSIONS_IN_PLAY, NUM_AUCTION_CARDS,
+    NUM_AUCTION_KINDS, NUM_COLOURS, NUM_GEMS, NUM_MISSIONS, TOTAL_INVEST, TOTAL_LOANS,
 )
 from gemenvs.megagem.rules import BID, REVEAL, MegaGemState, Options, bid_limit, gem_value, tie_order
 

@@ -15,7 +15,7 @@ import numpy as np
 from gemenvs.core.engine import Results, check_bool, check_choice, check_int
 from gemenvs.megagem.data import (
     AUCTION_AMOUNT, AUCTION_COPIES, AUCTION_TYPE, CHART_NAMES, GEMS_PER_COLOUR, MISSION_VALUE,
-    MISSIONS_IN_PLAY, NUM_AUCTION_CARDS, NUM_AUCTION_KINDS, NUM_COLOURS, NUM_MISSIONS, SETUP,
+    MISSIONS_IN_PLAY, NUM_AUCTION_KINDS, NUM_COLOURS, NUM_MISSIONS, SETUP,
     TOTAL_LOANS, VALUE_CHARTS, mission_met,
 )
 
