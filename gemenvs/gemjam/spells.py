@@ -15,7 +15,7 @@ from gemenvs.gemjam.rules import (
     find_set, finish, gem_types_for, hand_add_public, hand_remove, is_complete, put_gem, receive_gem, remove_gem,
     task, to_king, vault_remove,
 )
-from gemenvs.gemjam.stack import cast, new_entry
+from gemenvs.gemjam.stack import cancel_top, cast, new_entry, recast
 
 
 def _opponents(state, p: int) -> list[int]:
@@ -563,16 +563,10 @@ def gem_guardian(state, cfg, e):
     event(state, "guard", e["c"], s[S_ID])
 
 
-def _cancel_below(state, e: dict) -> None:
-    """Cancel the spell the counter was cast against: the entry now on top of the stack."""
-    if state.stack:
-        state.stack[-1]["x"] = 1
-
-
 def counter_spell(state, cfg, e):
     """Counter Spell: cancel the spell below; then return one own unprotected gem to hand if
     possible, even from a completed set, without penalty (§16, S-48, S-85)."""
-    _cancel_below(state, e)
+    cancel_top(state)
     c = e["c"]
     cands = [[cfg.SET + i, cfg.CARD + k] for i, s in enumerate(state.shrines[c][:MAX_SETS]) if not s[S_GUARD]
              for k in sorted(set(s[S_GEMS]))]
@@ -591,35 +585,14 @@ def _finish_counter_return(state, cfg, p, pre, ctx):
 
 def diabolic_denial(state, cfg, e):
     """Diabolic Denial: cancel the spell below; then discard one card if possible (§16, S-86)."""
-    _cancel_below(state, e)
+    cancel_top(state)
     state.tasks.append(["discard", e["c"], 1])
 
 
 def chaos_cube(state, cfg, e):
-    """Chaos Cube: take control of the spell below and recast it at new targets chosen now; with
-    none it fails; the recast has its own window (§16, C-6, S-89..S-93, S-142)."""
-    c = e["c"]
-    stolen = state.stack[-1]
-    tails = target_tails(state, cfg, c, stolen["k"], recast=True)
-    if not tails:
-        state.stack.pop()
-        state.resolving.remove(e["k"])
-        state.discard.append(e["k"])
-        state.discard.append(stolen["k"])
-        event(state, "fail", c, stolen["k"])
-        return
-    ask(state, cfg, c, "chaos_cube", tails, {"cc": e["k"]})
-
-
-@finish("chaos_cube")
-def _finish_chaos_cube(state, cfg, p, pre, ctx):
-    stolen = state.stack[-1]
-    for f in ("t", "tp", "s", "g", "s2", "g2", "v"):
-        stolen[f] = -1
-    decode(state, cfg, p, stolen["k"], pre, stolen)
-    event(state, "recast", p, stolen["k"], stolen["tp"])
-    state.tasks.append(["window", 0])
-    state.tasks.append(["to_discard", ctx["cc"]])
+    """Chaos Cube: take control of the spell below and recast it at new targets (the stack's
+    recast, :func:`gemenvs.gemjam.stack.recast`) (§16, C-6, S-89..S-93)."""
+    recast(state, cfg, e)
 
 
 def sleep_spell(state, cfg, e):

@@ -1,5 +1,7 @@
 """The response stack: casting, response windows, Counter Spell / Diabolic Denial / Chaos Cube
-reactions, Double Trouble attached to a Gem Jam, and resolution from the top (§16, C-4, C-5, C-6).
+reactions, cancelling, Chaos Cube recasting, Double Trouble attached to a Gem Jam, and
+resolution from the top (§16, C-4, C-5, C-6). The cards' own effects are in
+:mod:`gemenvs.gemjam.spells`.
 
 A stack entry is a dict: ``k`` card kind, ``c`` its caster (the Chaos Cube player after a
 recast), ``x`` cancelled, ``m`` Double Troubles that doubled it, and its targets fixed at cast
@@ -130,6 +132,43 @@ def _finish_double(state, cfg, p, pre, ctx):
     dt = new_entry(cfg.m.double_trouble, p)
     dt["dt"] = 1
     cast(state, cfg, p, dt)
+
+
+def cancel_top(state) -> None:
+    """Counter Spell / Diabolic Denial: cancel the spell they answered, now on top of the stack;
+    it goes to the Discard Pile when its turn to resolve comes (§16)."""
+    if state.stack:
+        state.stack[-1]["x"] = 1
+
+
+def recast(state, cfg, cube: dict) -> None:
+    """A resolving Chaos Cube's player takes over the spell below and chooses its new targets now
+    (its own gems excluded from the targeted side); with none the stolen spell fails. The recast
+    is that player's, uses no play and gets its own window (C-6, S-89..S-93, S-142)."""
+    from gemenvs.gemjam.spells import target_tails
+    c = cube["c"]
+    stolen = state.stack[-1]
+    tails = target_tails(state, cfg, c, stolen["k"], recast=True)
+    if not tails:
+        state.stack.pop()
+        state.resolving.remove(cube["k"])
+        state.discard.append(cube["k"])
+        state.discard.append(stolen["k"])
+        event(state, "fail", c, stolen["k"])
+        return
+    ask(state, cfg, c, "chaos_cube", tails, {"cc": cube["k"]})
+
+
+@finish("chaos_cube")
+def _finish_recast(state, cfg, p, pre, ctx):
+    from gemenvs.gemjam.spells import decode
+    stolen = state.stack[-1]
+    for f in ("t", "tp", "s", "g", "s2", "g2", "v"):
+        stolen[f] = -1
+    decode(state, cfg, p, stolen["k"], pre, stolen)
+    event(state, "recast", p, stolen["k"], stolen["tp"])
+    state.tasks.append(["window", 0])
+    state.tasks.append(["to_discard", ctx["cc"]])
 
 
 @task("to_discard")
