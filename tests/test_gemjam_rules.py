@@ -731,7 +731,10 @@ def test_armageddon_victim_may_decline_the_draw():
 def test_explain_words_a_masked_action():
     s = table(G, hands={0: ["Take Two", "Gold 1"]})
     assert "it takes" in G.why_illegal(s, 0, action(G, "yes"))
-    assert "not one of the choices" in G.why_illegal(s, 0, action(G, "play:Ruby"))
+    assert G.why_illegal(s, 0, action(G, "play:Ruby")) == "no Ruby in hand"
+    s = table(G, hands={0: ["Counter Spell", "Ruby", "Gold 1"]})
+    assert "only in a response window" in G.why_illegal(s, 0, action(G, "play:Counter Spell"))
+    assert "Gem Card" in G.why_illegal(s, 0, action(G, "bank:Ruby"))
     assert "not player 1's decision" in G.why_illegal(s, 1, action(G, "pass"))
 
 

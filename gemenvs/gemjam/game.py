@@ -73,7 +73,8 @@ class GemJam(Game):
 
     def explain(self, state: GemJamState, player: int, action: int) -> str:
         d = state.decision
-        name, _ = self.action_spec.decode(action)
+        m = self.manifest
+        name, arg = self.action_spec.decode(action)
         what = {"adjust": "the Stage 1 adjustment", "play": "the next play", "react": "a response window",
                 "double": "the Gem Jam about to resolve", "pay": "a payment", "place": "placing a gem",
                 "receive_guardian": "placing a received Guardian", "discard": "a discard",
@@ -82,6 +83,25 @@ class GemJam(Game):
         legal = sorted({self.action_spec.decode(a)[0] for a in d["opts"]})
         if name not in legal:
             return f"this is {ctx}; it takes {', '.join(legal)}"
+        if d["why"] == "play" and not d["pre"] and name in ("play", "bank"):
+            card = m.names[arg]
+            if arg not in state.hands[player]:
+                return f"no {card} in hand"
+            if state.plays <= 0:
+                return "no play left this turn"
+            if name == "bank":
+                return f"{card} is a Gem Card: it goes to the Shrine, never to the Vault (§6)"
+            if m.is_gem[arg]:
+                if state.frozen:
+                    return "Freeze: no Gem Card from hand this turn"
+                return f"no Basic Gem in an opponent's Shrine for {card} to copy (§9)"
+            if m.reactive[arg]:
+                return f"{card} is cast only in a response window (S-9)"
+            if state.asleep:
+                return "Sleep Spell: no spell this turn"
+            return f"{card} has no valid target now (§16, S-83)"
+        if name == "card" and not d["pre"] and d["why"] in ("discard", "bottom", "pay"):
+            return f"no payable {m.names[arg]} in the Vault" if d["why"] == "pay" else f"no {m.names[arg]} in hand"
         return f"not one of the choices of {ctx} now ({len(d['opts'])} legal; check the mask)"
 
     def play(self, state: GemJamState, player: int, action: int) -> None:
