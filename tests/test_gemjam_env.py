@@ -1,23 +1,12 @@
-"""The Gem Jam environments: PettingZoo API suites, seeding, rendering, illegal actions, final infos."""
+"""The Gem Jam environments: full games, final infos, who decides, illegal actions, the documented sizes
+(PettingZoo's API, parallel, seed and render tests run for every game in tests/test_contract.py)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 
 from gemenvs import gemjam_v0
 from gemenvs.core.engine import IllegalActionError
-
-
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_aec_api(players):
-    api_test(gemjam_v0.env(num_players=players), num_cycles=120)
-
-
-def test_parallel_api_seeding_and_rendering():
-    parallel_api_test(gemjam_v0.parallel_env(), num_cycles=120)
-    seed_test(gemjam_v0.env, num_cycles=60)
-    render_test(gemjam_v0.env)
 
 
 def play_out(env, seed=0, final=None):
