@@ -82,7 +82,7 @@ def connect_four_tutorial(steps: int, warmup: int) -> float:
 
 def megagem_tutorial(steps: int, warmup: int) -> float:
     """The same defaults and one env, on the gemenvs single-learner MegaGem against RandomAgents."""
-    from gemenvs.training.single_agent import SingleAgentEnv
+    from gemenvs.wrappers.single_agent import SingleAgentEnv
 
     env = SingleAgentEnv("gemenvs/MegaGem-v0", opponents="random", num_players=4)
     model = MaskablePPO(MaskableActorCriticPolicy, env, seed=0, device="cpu", verbose=0)

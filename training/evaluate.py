@@ -13,7 +13,7 @@ import numpy as np
 
 from gemenvs.agents.base import Agent
 from gemenvs.agents.match import MatchResult, run_match
-from gemenvs.training.single_agent import build_opponent, make_aec_env
+from gemenvs.wrappers.single_agent import build_opponent, make_aec_env
 
 
 def _play_block(env_id: str, options: dict, focal: Agent, opponent: str, games: int, seed: int) -> MatchResult:
