@@ -7,13 +7,23 @@ frozen copies are cheap to run inside environment worker processes.
     agent = PolicyAgent.load("runs/megagem_selfplay/best_model.zip")          # deterministic
     agent = PolicyAgent.load("runs/megagem_selfplay/best_model.zip", deterministic=False, seed=0)
 
-``load`` reads a MaskablePPO ``.zip`` (needs stable-baselines3 and sb3-contrib) or an ``.npz``
-written by :meth:`PolicyAgent.save` (needs numpy only).
+``load`` reads a MaskablePPO ``.zip`` (needs torch) or an ``.npz`` written by
+:meth:`PolicyAgent.save` (needs numpy only).
+
+**Loading never runs code from the file.** SB3's own loader unpickles the ``":serialized:"``
+entries of a zip's ``data`` (cloudpickle), so a crafted file would run arbitrary code. Here a
+``.zip`` is read by :func:`read_sb3_zip`: ``data`` as plain JSON (its pickled payloads are never
+decoded) and the ``.pth`` state dicts with ``torch.load(weights_only=True)``, which refuses any
+object but tensors and plain containers; the actor's shape comes from the weights and its
+activation from the plain-text ``policy_kwargs.activation_fn``. An ``.npz`` is read with
+``allow_pickle=False``. A file that would need code to load is a :class:`PolicyLoadError`.
 """
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import zipfile
 from pathlib import Path
 
@@ -177,14 +187,108 @@ class PolicyAgent(BaseAgent):
 
     @classmethod
     def _load_zip(cls, path: Path, deterministic: bool, seed: int | None) -> "PolicyAgent":
-        if not zipfile.is_zipfile(path):
-            raise PolicyLoadError(f"{path} is not a zip archive, so not a saved MaskablePPO model")
+        data, params = read_sb3_zip(path, ("policy",))
+        policy = params.get("policy")
+        if policy is None:
+            raise PolicyLoadError(f"{path} holds no policy.pth, so it is not a saved MaskablePPO model")
         try:
-            from sb3_contrib import MaskablePPO
-        except ImportError as e:  # pragma: no cover - the train extra is missing
-            raise ImportError("loading a .zip policy needs the train extra: pip install 'gemenvs[train]'") from e
-        try:
-            model = MaskablePPO.load(path, device="cpu")
-        except Exception as e:
-            raise PolicyLoadError(f"{path} could not be loaded as a MaskablePPO model ({type(e).__name__}: {e})") from e
-        return cls.from_sb3(model, deterministic=deterministic, seed=seed, metadata={"source": str(path)})
+            layers = _actor_layers(policy)
+            activation = _activation_name(data, hidden=len(layers) > 1)
+            return cls(layers, activation, deterministic=deterministic, seed=seed, metadata={"source": str(path)})
+        except (ValueError, KeyError, TypeError) as e:
+            raise PolicyLoadError(f"{path}: {e}") from None
+
+
+#: SB3 zip members read as state dicts (each a torch-saved dict of tensors)
+_STATE_DICT_NAMES = ("policy", "policy.optimizer")
+#: the most bytes one zip member may expand to (a guard against zip bombs; our largest models are ~10 MB)
+MAX_MEMBER_BYTES = 512 * 2**20
+
+
+def read_sb3_zip(path: str | os.PathLike, state_dicts: tuple[str, ...] = _STATE_DICT_NAMES) -> tuple[dict, dict]:
+    """The plain JSON fields of an SB3 ``.zip``'s ``data`` and the state dicts named in ``state_dicts``,
+    read without running any code from the file.
+
+    ``data`` is parsed with :func:`json.loads`: an entry SB3 pickled (``{":serialized:": ...}``) keeps
+    only its plain-text fields, and its pickle is never decoded. Each ``NAME.pth`` of ``state_dicts``
+    is read with ``torch.load(weights_only=True)``; one holding anything but tensors and plain
+    containers (a pickle that would run code) is refused. Any problem is a :class:`PolicyLoadError`.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no model file at {path}")
+    if not zipfile.is_zipfile(path):
+        raise PolicyLoadError(f"{path} is not a zip archive, so not a saved MaskablePPO model")
+    try:
+        import torch
+    except ImportError as e:  # pragma: no cover - the train extra is missing
+        raise ImportError("loading a .zip policy needs torch: pip install 'gemenvs[train]'") from e
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = {info.filename: info for info in archive.infolist()}
+            for info in infos.values():
+                if info.file_size > MAX_MEMBER_BYTES:
+                    raise PolicyLoadError(f"{path}: member {info.filename!r} expands to {info.file_size} bytes "
+                                          f"(more than {MAX_MEMBER_BYTES}), refused")
+            if "data" not in infos:
+                raise PolicyLoadError(f"{path} has no 'data' member, so it is not a saved MaskablePPO model")
+            raw = json.loads(archive.read("data").decode("utf-8"))
+            if not isinstance(raw, dict):
+                raise PolicyLoadError(f"{path}: 'data' is not a JSON object")
+            data = {key: ({k: v for k, v in value.items() if k != ":serialized:"}
+                          if isinstance(value, dict) and ":serialized:" in value else value)
+                    for key, value in raw.items()}
+            params = {}
+            for name in state_dicts:
+                member = f"{name}.pth"
+                if member not in infos:
+                    continue
+                buffer = io.BytesIO(archive.read(member))
+                try:
+                    state = torch.load(buffer, map_location="cpu", weights_only=True)
+                except Exception as e:  # torch's own message advises loading unsafely: not repeated
+                    found = re.search(r"Unsupported global: GLOBAL ([\w.]+)", str(e))
+                    what = f"it calls {found.group(1)}" if found else type(e).__name__
+                    raise PolicyLoadError(f"{path}: {member} is not a plain state dict of tensors ({what}); a "
+                                          f"pickled object there could run code, so the file is refused") from None
+                if not isinstance(state, dict):
+                    raise PolicyLoadError(f"{path}: {member} is not a state dict")
+                params[name] = state
+            return data, params
+    except PolicyLoadError:
+        raise
+    except Exception as e:  # zipfile, JSON or UTF-8 errors: all mean "not a model"
+        raise PolicyLoadError(f"{path} could not be read as a saved MaskablePPO model "
+                              f"({type(e).__name__}: {e})") from None
+
+
+def _actor_layers(state: dict) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(weight, bias)`` of the actor's linear layers (``mlp_extractor.policy_net.*``, then ``action_net``)."""
+    import torch
+
+    extra = sorted(k for k in state if not k.startswith(("mlp_extractor.", "action_net.", "value_net.")) and k != "log_std")
+    if extra:
+        raise ValueError(f"PolicyAgent plays MlpPolicy actors over flat observations; this policy also has "
+                         f"parameters {extra[:3]} (a features extractor or another policy class)")
+    hidden = sorted({int(m.group(1)) for k in state if (m := re.fullmatch(r"mlp_extractor\.policy_net\.(\d+)\.weight", k))})
+    names = [f"mlp_extractor.policy_net.{i}" for i in hidden] + ["action_net"]
+    layers = []
+    for name in names:
+        w, b = state[f"{name}.weight"], state[f"{name}.bias"]
+        if not (isinstance(w, torch.Tensor) and isinstance(b, torch.Tensor)) or w.ndim != 2 or b.shape != (w.shape[0],):
+            raise ValueError(f"{name} is not a linear layer's weight and bias")
+        layers.append((w.detach().to(torch.float32).numpy().T.copy(), b.detach().to(torch.float32).numpy().copy()))
+    return layers
+
+
+def _activation_name(data: dict, hidden: bool) -> str:
+    """The actor's activation from the plain-text ``policy_kwargs.activation_fn`` (SB3's default: tanh)."""
+    kwargs = data.get("policy_kwargs")
+    text = kwargs.get("activation_fn") if isinstance(kwargs, dict) else None
+    if text is None:
+        return "tanh" if hidden else "identity"
+    m = re.fullmatch(r"<class 'torch\.nn\.modules\.activation\.(\w+)'>", str(text))
+    name = m.group(1).lower() if m else None
+    if name not in ACTIVATIONS:
+        raise ValueError(f"PolicyAgent cannot run the activation {text!r}; it runs {', '.join(ACTIVATIONS)}")
+    return name

@@ -22,8 +22,8 @@ from gemenvs.agents.base import BaseAgent  # noqa: E402
 from gemenvs.agents.policy import PolicyAgent, PolicyLoadError  # noqa: E402
 from gemenvs.megagem_v0 import env as megagem_env  # noqa: E402
 from gemenvs.training.config import ConfigError, load_config  # noqa: E402
-from gemenvs.training.registration import register_gymnasium  # noqa: E402
-from gemenvs.training.single_agent import SingleAgentEnv  # noqa: E402
+from gemenvs.wrappers.registration import register_gymnasium  # noqa: E402
+from gemenvs.wrappers.single_agent import SingleAgentEnv  # noqa: E402
 
 ENV_ID = "gemenvs/MegaGem-v0"
 DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "megagem" / "selfplay.yaml"
@@ -203,9 +203,12 @@ def test_pool_sampling_and_snapshots():
     assert w["heuristic"] + w["random"] == pytest.approx(0.5) and w["snapshot_20"] == pytest.approx(0.25)
     pool.sampling, pool.baseline_share = "uniform", None
     assert np.allclose(pool.weights(), 0.25)
-    again = OpponentPool([], max_snapshots=2)
+    again = OpponentPool(["random", "heuristic"], max_snapshots=2)
     again.load_dict(pool.to_dict())
     assert again.members == pool.members and again.win_rate("heuristic") == 0.0
+    fewer = OpponentPool(["truthful"], max_snapshots=1)  # on resume the baselines come from the config
+    fewer.load_dict(pool.to_dict())
+    assert [m.name for m in fewer.members] == ["truthful", "snapshot_30"] and fewer.win_rate("random") is None
 
     sampler = PoolOpponents([("random", "random"), ("truthful", "truthful")], [0.0, 1.0])
     env = megagem_env()
@@ -220,7 +223,7 @@ def test_pool_sampling_and_snapshots():
     ("n_envs=two", "n_envs must be an integer; got 'two'"),
     ("ppo.net_arch=64", "ppo.net_arch must be a list of int"),
     ("pool.sampling=greedy", "pool.sampling must be one of 'uniform', 'prioritized'"),
-    ("pool.baseline_share=1.5", "pool.baseline_share must be in 0..1 or null"),
+    ("pool.baseline_share=1.5", "pool.baseline_share must be in [0, 1] or null; got 1.5"),
     ("pool.baselines=[random, randm]", "unknown opponent 'randm' for megagem"),
     ("eval.opponents=[grandmaster]", "eval.opponents: unknown opponent 'grandmaster'"),
     ("env.options.num_players=7", "num_players must be an integer in 3..5"),

@@ -1,9 +1,16 @@
-"""``gemenvs-train CONFIG [key=value ...]``: self-play training from a YAML config (see ``--help``)."""
+"""``gemenvs-train CONFIG [key=value ...]``: self-play training from a YAML config (see ``--help``).
+
+Every usage, config or checkpoint problem (an unknown key, a value out of range, a file that is
+not UTF-8 or not YAML, a corrupt or unsafe model, a run folder that cannot be used) is one line
+``gemenvs-train: error: ...`` on stderr and exit status 2, never a traceback.
+"""
 from __future__ import annotations
 
 import argparse
 import sys
 
+from gemenvs.agents.policy import PolicyLoadError
+from gemenvs.training.checkpoint import CheckpointError, load_checkpoint_config
 from gemenvs.training.config import ConfigError, apply_overrides, load_config
 
 USAGE_EXAMPLES = """examples:
@@ -12,6 +19,9 @@ USAGE_EXAMPLES = """examples:
   gemenvs-train configs/megagem/selfplay.yaml env.options.num_players=3 name=megagem_3p
   gemenvs-train --resume runs/megagem_selfplay total_timesteps=2000000
 """
+
+#: what a user can cause and is told about in one line (exit status 2)
+USER_ERRORS = (ConfigError, CheckpointError, PolicyLoadError, FileNotFoundError, FileExistsError, PermissionError)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -37,27 +47,33 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return ns
 
 
+def _error(e: BaseException) -> int:
+    """Print one ``gemenvs-train: error:`` line for ``e``; the exit status 2."""
+    text = " ".join(str(e).split()) or type(e).__name__
+    print(f"gemenvs-train: error: {text}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``gemenvs-train`` and ``python -m gemenvs.training``."""
-    ns = parse_args(argv)
+    """Entry point of ``gemenvs-train`` and ``python -m gemenvs.training``; returns the exit status."""
+    try:
+        ns = parse_args(argv)
+    except SystemExit as e:  # argparse has printed the usage and its error (or --help)
+        return int(e.code or 0)
     try:
         if ns.resume is not None:
-            from gemenvs.training.selfplay import load_checkpoint_config
-
             cfg, _ = load_checkpoint_config(ns.resume)
             apply_overrides(cfg, ns.overrides)
         else:
             cfg = load_config(ns.config, ns.overrides)
-    except (ConfigError, FileNotFoundError) as e:
-        print(f"gemenvs-train: error: {e}", file=sys.stderr)
-        return 2
-    from gemenvs.training.selfplay import train
+    except USER_ERRORS as e:
+        return _error(e)
+    from gemenvs.training.selfplay import train  # torch and SB3: only once the config is good
 
     try:
         train(cfg, resume=ns.resume)
-    except FileExistsError as e:
-        print(f"gemenvs-train: error: {e}", file=sys.stderr)
-        return 2
+    except USER_ERRORS as e:
+        return _error(e)
     return 0
 
 

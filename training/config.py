@@ -3,16 +3,30 @@
 Every field is documented where it is declared. A YAML file holds any subset of the fields,
 nested as the dataclasses are (``ppo: {learning_rate: 0.0003}``); the command line overrides
 them with dotted keys (``ppo.learning_rate=1e-4``, ``env.options.num_players=3``). An unknown
-key, a value of the wrong type or an unknown opponent is a :class:`ConfigError` naming it.
+key (with a "did you mean" suggestion), a value of the wrong type, a value out of range or an
+unknown opponent is a one-line :class:`ConfigError` naming the key, raised before any run
+folder is made. Defaults are per game: ``name``, ``pool.baselines`` and ``eval.opponents`` left
+null are filled in from the game of ``env.id`` (``<game>_selfplay`` and every baseline of
+:data:`gemenvs.agents.registry.BASELINES`), and ``env.options`` defaults to none (the game's own).
+
+Why the type checks are written by hand (about 100 lines) rather than with OmegaConf structured
+configs: OmegaConf 2.4.0 was tried (it handles ``Literal``, ``X | None`` and suggests keys) and
+made the errors worse for this config: ``overwrite: 3`` or ``overwrite: yes`` silently become
+``True`` (for the one option that deletes a folder), ``ppo.net_arch=64`` reports "AnyNode is not a
+ListConfig, TupleConfig, list, or tuple", a scalar given for a section reports "Merge error: int
+is not a subclass of PPOConfig" without the key, messages span four lines with internal type
+names, and strings are interpolated (``name: ${oc.env:HOME}`` becomes ``/root``). Wrapping those
+would have cost as many lines as it saved.
 """
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import types
 import typing
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal
 
 import yaml
@@ -28,8 +42,8 @@ class EnvConfig:
 
     id: str = "gemenvs/MegaGem-v0"
     """PettingZoo registry id of the game (any game of the suite)"""
-    options: dict[str, Any] = field(default_factory=lambda: {"num_players": 4})
-    """game options passed to the environment (e.g. num_players, value_chart)"""
+    options: dict[str, Any] = field(default_factory=dict)
+    """game options passed to the environment (e.g. num_players, value_chart); none: the game's defaults"""
     reward: Literal["win", "score", "rank", "margin"] = "win"
     """the learner's terminal reward: win +1/-1, score/100, rank +1..-1, or margin to the best other score /100"""
     learner_seat: int | None = None
@@ -41,29 +55,30 @@ class PPOConfig:
     """MaskablePPO hyperparameters (sb3-contrib names)."""
 
     learning_rate: float = 3e-4
-    """Adam step size"""
+    """Adam step size (> 0)"""
     n_steps: int = 512
-    """learner decisions collected per environment before each update"""
+    """learner decisions collected per environment before each update; n_steps * n_envs (one rollout)
+    must be a whole number of batch_size minibatches"""
     batch_size: int = 256
-    """minibatch size of each gradient step"""
+    """minibatch size of each gradient step (at least 2, and it must divide n_steps * n_envs)"""
     n_epochs: int = 4
-    """passes over each rollout"""
+    """passes over each rollout (>= 1)"""
     gamma: float = 1.0
-    """discount factor (rewards come at the end of a game, so 1.0 is natural)"""
+    """discount factor in [0, 1] (rewards come at the end of a game, so 1.0 is natural)"""
     gae_lambda: float = 0.95
-    """GAE lambda"""
+    """GAE lambda, in [0, 1]"""
     clip_range: float = 0.2
-    """PPO clipping of the probability ratio"""
+    """PPO clipping of the probability ratio (> 0)"""
     ent_coef: float = 0.01
-    """entropy bonus"""
+    """entropy bonus (>= 0)"""
     vf_coef: float = 0.5
-    """value-loss weight"""
+    """value-loss weight (>= 0)"""
     max_grad_norm: float = 0.5
-    """gradient clipping norm"""
+    """gradient clipping norm (> 0)"""
     target_kl: float | None = None
-    """stop an update's epochs early past this KL divergence, or null"""
+    """stop an update's epochs early past this KL divergence (> 0), or null"""
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
-    """hidden layer sizes of the actor and of the critic (separate networks)"""
+    """hidden layer sizes (positive) of the actor and of the critic (separate networks); [] for linear ones"""
     activation: Literal["tanh", "relu"] = "tanh"
     """activation between hidden layers"""
 
@@ -72,18 +87,19 @@ class PPOConfig:
 class PoolConfig:
     """The opponent pool: baselines plus frozen snapshots of the learner, sampled per episode."""
 
-    baselines: list[str] = field(default_factory=lambda: ["random", "truthful", "heuristic"])
-    """baseline agents always in the pool (names from gemenvs.agents, or paths of saved policies)"""
+    baselines: list[str] | None = None
+    """baseline agents always in the pool (names from gemenvs.agents, or paths of saved policies);
+    null: every baseline of the game (gemenvs.agents.registry.BASELINES)"""
     snapshot_every: int = 50_000
     """add a frozen copy of the learner to the pool every this many environment steps (0: never)"""
     max_snapshots: int = 8
-    """snapshots kept in the pool; the oldest is dropped first"""
+    """snapshots kept in the pool (>= 1); the oldest is dropped first"""
     sampling: Literal["uniform", "prioritized"] = "prioritized"
     """uniform over members, or weighted towards members the learner beats least"""
     priority_power: float = 2.0
-    """prioritized weight of a member = (1 - learner's recent win rate against it) ** power"""
+    """prioritized weight of a member = (1 - learner's recent win rate against it) ** power (>= 0)"""
     window: int = 200
-    """recent games per member that its win rate is measured over"""
+    """recent games per member that its win rate is measured over (>= 1)"""
     baseline_share: float | None = None
     """fraction of episodes played against the baselines once snapshots exist (sampling applies within
     each group), or null to weigh baselines and snapshots together"""
@@ -99,8 +115,9 @@ class EvalConfig:
     """evaluate every this many environment steps (0: only at the end)"""
     games: int = 100
     """games per baseline at each periodic evaluation"""
-    opponents: list[str] = field(default_factory=lambda: ["random", "truthful", "heuristic"])
-    """baselines to evaluate against, each filling every other seat"""
+    opponents: list[str] | None = None
+    """baselines (names or policy paths) to evaluate against, each filling every other seat;
+    null: every baseline of the game"""
     best_by: str = "mean"
     """the win rate that picks best_model.zip: an opponent name, or 'mean' over opponents"""
     final_games: int = 500
@@ -115,14 +132,15 @@ class EvalConfig:
 class TrainConfig:
     """One self-play training run."""
 
-    name: str = "megagem_selfplay"
-    """run name: the run is written to run_root/name"""
+    name: str | None = None
+    """run name, one plain folder name: the run is written to run_root/name; null: <game>_selfplay"""
     run_root: str = "runs"
     """folder that holds the runs"""
     overwrite: bool = False
-    """replace an earlier run of the same name (otherwise starting over it is an error)"""
+    """replace an earlier run of the same name (otherwise starting over it is an error); only a folder
+    that holds the .gemenvs-run marker that gemenvs-train writes into its run folders is ever deleted"""
     seed: int = 0
-    """seed of the model, the environments and the evaluation games"""
+    """seed (>= 0) of the model, the environments and the evaluation games"""
     total_timesteps: int = 500_000
     """learner decisions to train for (summed over environments)"""
     n_envs: int = 4
@@ -144,7 +162,9 @@ class TrainConfig:
 
     @property
     def run_dir(self) -> Path:
-        """Folder of this run."""
+        """Folder of this run (``run_root/name``; the name is set once the config is validated)."""
+        if self.name is None:
+            raise ConfigError("name is not set yet: validate the config first (it defaults to <game>_selfplay)")
         return Path(self.run_root) / self.name
 
 
@@ -242,7 +262,7 @@ def _parse_override(item: str) -> tuple[str, Any]:
     try:
         value = yaml.safe_load(raw) if raw.strip() else ""
     except yaml.YAMLError as e:
-        raise ConfigError(f"cannot parse the value of {key}: {raw!r} ({e})") from e
+        raise ConfigError(f"cannot parse the value of {key}: {raw!r} ({' '.join(str(e).split())})") from None
     return key, value
 
 
@@ -282,9 +302,16 @@ def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str
         if not path.is_file():
             raise ConfigError(f"no config file at {path}")
         try:
-            data = yaml.safe_load(path.read_text()) or {}
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"{path} is not UTF-8 text (byte {e.start}: {e.reason})") from None
+        except OSError as e:
+            raise ConfigError(f"cannot read {path}: {e.strerror or e}") from None
+        try:
+            data = yaml.safe_load(text)
         except yaml.YAMLError as e:
-            raise ConfigError(f"{path} is not valid YAML: {e}") from e
+            raise ConfigError(f"{path} is not valid YAML: {' '.join(str(e).split())}") from None
+        data = {} if data is None else data
         try:
             _merge(cfg, data)
         except ConfigError as e:
@@ -320,67 +347,141 @@ def save_config(cfg: TrainConfig, path: str | Path) -> None:
 
 # ---------------------------------------------------------------------------- validation
 
-def _positive(cfg: TrainConfig, key: str, minimum: int | float = 1) -> None:
+def _get(cfg: TrainConfig, key: str) -> tuple[Any, bool]:
+    """The value of dotted ``key`` and whether its field accepts null."""
     obj: Any = cfg
-    for part in key.split("."):
+    parts = key.split(".")
+    for part in parts[:-1]:
         obj = getattr(obj, part)
-    if obj < minimum:
-        raise ConfigError(f"{key} must be at least {minimum}; got {obj!r}")
+    hint = typing.get_type_hints(type(obj))[parts[-1]]
+    return getattr(obj, parts[-1]), type(None) in typing.get_args(hint)
 
 
-def check_opponent_names(game: str, names: list[str], key: str) -> None:
-    """Every name must be a baseline of ``game`` or the path of an existing policy file."""
-    from gemenvs.agents.registry import baseline_names
-    from gemenvs.training.single_agent import is_policy_path
+#: range rules: key -> (lowest, lowest allowed?, highest or None, highest allowed?)
+RANGES: dict[str, tuple[float, bool, float | None, bool]] = {
+    **{k: (1, True, None, False) for k in (
+        "total_timesteps", "n_envs", "torch_threads", "ppo.n_steps", "ppo.n_epochs", "pool.max_snapshots",
+        "pool.window", "eval.games", "eval.final_games", "eval.workers")},
+    **{k: (0, True, None, False) for k in (
+        "seed", "checkpoint_every", "pool.snapshot_every", "eval.every", "ppo.ent_coef", "ppo.vf_coef",
+        "pool.priority_power")},
+    "ppo.batch_size": (2, True, None, False),  # SB3 normalises advantages over each minibatch
+    "ppo.learning_rate": (0, False, None, False),
+    "ppo.clip_range": (0, False, None, False),
+    "ppo.max_grad_norm": (0, False, None, False),
+    "ppo.target_kl": (0, False, None, False),
+    "ppo.gamma": (0, True, 1, True),
+    "ppo.gae_lambda": (0, True, 1, True),
+    "pool.baseline_share": (0, True, 1, True),
+}
 
-    known = baseline_names(game)
-    for name in names:
-        if is_policy_path(name):
-            if not Path(name).is_file():
-                raise ConfigError(f"{key}: no policy file at {name!r}")
-        elif name not in known:
-            raise ConfigError(f"{key}: unknown opponent {name!r} for {game}; known: {', '.join(known)} "
-                              f"(or the path of a .zip/.npz policy)")
+
+def check_range(key: str, value: Any, nullable: bool = False) -> None:
+    """``value`` of ``key`` within :data:`RANGES` (None passes: the field's type says whether null is allowed)."""
+    if value is None:
+        return
+    low, low_ok, high, high_ok = RANGES[key]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{key} must be a finite number; got {value!r}")
+    ok = (value >= low if low_ok else value > low) and (high is None or (value <= high if high_ok else value < high))
+    if not ok:
+        if high is None:
+            rule = f"at least {low}" if low_ok else f"greater than {low}"
+        else:
+            rule = f"in [{low}, {high}]"
+        raise ConfigError(f"{key} must be {rule}{' or null' if nullable else ''}; got {value!r}")
 
 
-def game_name(env_cfg: EnvConfig) -> str:
-    """The game's short name (``"megagem"``), building the environment once to check its options."""
-    from gemenvs.training.single_agent import make_aec_env
+def check_run_name(name: Any) -> None:
+    """A run name is one plain path component: not empty, no separator, not ``.`` or ``..``."""
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"name must be a non-empty folder name; got {name!r}")
+    if (name in (".", "..") or "\0" in name or len(PurePosixPath(name).parts) != 1 or "/" in name
+            or len(PureWindowsPath(name).parts) != 1 or "\\" in name or name != name.strip()):
+        raise ConfigError(f"name must be one plain folder name (no '/', '\\', drive, '.', '..' or surrounding "
+                          f"spaces), since the run is written to run_root/name; got {name!r}")
+
+
+def probe_env(env_cfg: EnvConfig):
+    """The configured AEC environment, built once to check its options (a ConfigError says why not)."""
+    from gemenvs.wrappers.single_agent import check_learner_seat, make_aec_env
 
     try:
         env = make_aec_env(env_cfg.id, reward=env_cfg.reward, **env_cfg.options)
     except Exception as e:
         raise ConfigError(f"env: cannot build {env_cfg.id!r} with options {env_cfg.options}: "
-                          f"{type(e).__name__}: {e}") from e
+                          f"{type(e).__name__}: {e}") from None
+    try:
+        check_learner_seat(env_cfg.learner_seat, len(env.unwrapped.possible_agents))
+    except (TypeError, ValueError) as e:
+        env.close()
+        raise ConfigError(f"env.{e}".replace(" or None", " or null")) from None
+    return env
+
+
+def game_name(env_cfg: EnvConfig) -> str:
+    """The game's short name (``"megagem"``), building the environment once to check its options."""
+    env = probe_env(env_cfg)
     name = env.unwrapped.game.name
-    seats = len(env.unwrapped.possible_agents)
     env.close()
-    if env_cfg.learner_seat is not None and not 0 <= env_cfg.learner_seat < seats:
-        raise ConfigError(f"env.learner_seat must be in 0..{seats - 1} or null; got {env_cfg.learner_seat}")
     return name
 
 
+def check_opponent_names(env, names: list[str], key: str) -> None:
+    """Every name must be a baseline of the game of ``env`` or a policy file that fits it.
+
+    A policy file is loaded here (weights only, never code: see :mod:`gemenvs.agents.policy`), so a
+    missing, corrupt, unsafe or mismatched file is a ConfigError before any run folder is made.
+    """
+    from gemenvs.agents.registry import baseline_names
+    from gemenvs.wrappers.single_agent import build_opponent, is_policy_path
+
+    game = env.unwrapped.game.name
+    known = baseline_names(game)
+    for name in names:
+        if is_policy_path(name):
+            try:
+                build_opponent(game, name, env)
+            except (OSError, ValueError, ImportError) as e:
+                raise ConfigError(f"{key}: {name!r}: {e}") from None
+        elif name not in known:
+            raise ConfigError(f"{key}: unknown opponent {name!r} for {game}; known: {', '.join(known)} "
+                              f"(or the path of a .zip/.npz policy)")
+
+
 def validate(cfg: TrainConfig) -> None:
-    """Check values that types alone cannot: ranges, opponent names, the game's options."""
-    for key in ("total_timesteps", "n_envs", "torch_threads", "ppo.n_steps", "ppo.batch_size", "ppo.n_epochs",
-                "pool.max_snapshots", "pool.window", "eval.games", "eval.final_games", "eval.workers"):
-        _positive(cfg, key)
-    for key in ("checkpoint_every", "pool.snapshot_every", "eval.every"):
-        _positive(cfg, key, 0)
-    if not 0 < cfg.ppo.learning_rate < 1:
-        raise ConfigError(f"ppo.learning_rate must be in (0, 1); got {cfg.ppo.learning_rate}")
-    if not cfg.pool.baselines and cfg.pool.snapshot_every == 0:
-        raise ConfigError("pool.baselines is empty and pool.snapshot_every is 0: the learner would have no opponents")
-    if cfg.ppo.batch_size > cfg.ppo.n_steps * cfg.n_envs:
-        raise ConfigError(f"ppo.batch_size ({cfg.ppo.batch_size}) exceeds one rollout "
-                          f"(ppo.n_steps * n_envs = {cfg.ppo.n_steps * cfg.n_envs})")
-    if cfg.pool.baseline_share is not None and not 0.0 <= cfg.pool.baseline_share <= 1.0:
-        raise ConfigError(f"pool.baseline_share must be in 0..1 or null; got {cfg.pool.baseline_share}")
-    if not cfg.eval.opponents:
-        raise ConfigError("eval.opponents must name at least one baseline")
-    game = game_name(cfg.env)
-    check_opponent_names(game, cfg.pool.baselines, "pool.baselines")
-    check_opponent_names(game, cfg.eval.opponents, "eval.opponents")
+    """Check values that types alone cannot (ranges, opponents, the game's options), and fill in the
+    per-game defaults (``name``, ``pool.baselines``, ``eval.opponents``)."""
+    for key in RANGES:
+        check_range(key, *_get(cfg, key))
+    for k, size in enumerate(cfg.ppo.net_arch):
+        if size < 1:
+            raise ConfigError(f"ppo.net_arch[{k}] must be a positive layer size; got {size}")
+    rollout = cfg.ppo.n_steps * cfg.n_envs
+    if rollout % cfg.ppo.batch_size:
+        raise ConfigError(f"ppo.batch_size ({cfg.ppo.batch_size}) must divide one rollout, ppo.n_steps * n_envs "
+                          f"= {cfg.ppo.n_steps} * {cfg.n_envs} = {rollout}, so every minibatch is full")
+    if cfg.name is not None:
+        check_run_name(cfg.name)
+    env = probe_env(cfg.env)
+    try:
+        from gemenvs.agents.registry import baseline_names
+
+        game = env.unwrapped.game.name
+        if cfg.name is None:
+            cfg.name = f"{game}_selfplay"
+        if cfg.pool.baselines is None:
+            cfg.pool.baselines = baseline_names(game)
+        if cfg.eval.opponents is None:
+            cfg.eval.opponents = baseline_names(game)
+        if not cfg.pool.baselines and cfg.pool.snapshot_every == 0:
+            raise ConfigError("pool.baselines is empty and pool.snapshot_every is 0: the learner would have no opponents")
+        if not cfg.eval.opponents:
+            raise ConfigError("eval.opponents must name at least one baseline")
+        check_opponent_names(env, cfg.pool.baselines, "pool.baselines")
+        check_opponent_names(env, cfg.eval.opponents, "eval.opponents")
+    finally:
+        env.close()
     if cfg.eval.best_by != "mean" and cfg.eval.best_by not in cfg.eval.opponents:
         raise ConfigError(f"eval.best_by must be 'mean' or one of eval.opponents {cfg.eval.opponents}; "
                           f"got {cfg.eval.best_by!r}")

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from gemenvs.agents.base import Agent
-from gemenvs.training.single_agent import build_opponent
+from gemenvs.wrappers.single_agent import build_opponent
 
 #: separates member names in the label of an episode whose seats hold different members
 LABEL_SEPARATOR = " + "
@@ -104,9 +104,15 @@ class OpponentPool:
         }
 
     def load_dict(self, data: dict) -> None:
-        """Restore members and results written by :meth:`to_dict`."""
-        self.members = [Member(**m) for m in data["members"]]
-        self.results = {m.name: deque(data["results"].get(m.name, []), maxlen=self.window) for m in self.members}
+        """Restore the snapshots and the recent results written by :meth:`to_dict`. The baselines stay
+        those of the current config (so ``pool.baselines`` can change on resume); snapshots beyond
+        ``max_snapshots`` are dropped oldest first. A checkpoint's ``pool.json`` is checked by
+        :func:`gemenvs.training.checkpoint.check_pool_dict` (snapshot paths inside the run folder) first."""
+        baselines = [m for m in self.members if m.kind == "baseline"]
+        snapshots = [Member(**m) for m in data["members"] if m["kind"] == "snapshot"]
+        self.members = baselines + snapshots[max(0, len(snapshots) - self.max_snapshots):]
+        results = data.get("results", {})
+        self.results = {m.name: deque(results.get(m.name, []), maxlen=self.window) for m in self.members}
 
 
 class PoolOpponents:

@@ -2,7 +2,7 @@
 
 Read top to bottom:
 
-1. :func:`make_vec_env` builds ``n_envs`` :class:`~gemenvs.training.single_agent.SingleAgentEnv`
+1. :func:`make_vec_env` builds ``n_envs`` :class:`~gemenvs.wrappers.single_agent.SingleAgentEnv`
    workers whose opponents are drawn from the pool every episode.
 2. :func:`train` creates (or resumes) the MaskablePPO model and runs ``model.learn`` with
    :class:`SelfPlayCallback`, which after every rollout records results against each pool
@@ -12,17 +12,17 @@ Read top to bottom:
 3. At the end it evaluates the best model in ``eval.final_games`` games against three copies of
    each baseline, prints the table and draws the learning curve beside the run.
 
-Run layout (``run_root/name``): ``config.yaml``, ``checkpoints/step_N/{model.zip, config.yaml,
-pool.json, trainer.json}``, ``pool/snapshot_N.npz``, ``best_model.zip`` (+ ``.npz``),
-``final_model.zip``, ``eval.csv``, ``progress*.csv`` and ``tb/`` (TensorBoard), ``results.md``,
-``results.json`` and ``learning_curve.png``.
+Run layout (``run_root/name``): ``.gemenvs-run`` (the marker that lets ``overwrite`` delete the
+folder), ``config.yaml``, ``checkpoints/step_N/{model.zip, config.yaml, pool.json, trainer.json}``,
+``pool/snapshot_N.npz``, ``best_model.zip`` (+ ``.npz``), ``final_model.zip``, ``eval.csv``,
+``progress*.csv`` and ``tb/`` (TensorBoard), ``results.md``, ``results.json`` and
+``learning_curve.png``. Resuming never unpickles anything: see :mod:`gemenvs.training.checkpoint`.
 """
 from __future__ import annotations
 
 import csv
 import json
 import os
-import shutil
 import time
 from collections import deque
 from pathlib import Path
@@ -37,11 +37,19 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 from tqdm.auto import tqdm
 
 from gemenvs.agents.policy import PolicyAgent
-from gemenvs.training.config import TrainConfig, config_from_dict, save_config
+from gemenvs.training.checkpoint import (
+    Checkpoint,
+    find_checkpoint,
+    load_checkpoint_config,
+    prepare_run_dir,
+    read_checkpoint,
+    restore_model,
+)
+from gemenvs.training.config import TrainConfig, save_config
 from gemenvs.training.evaluate import evaluate, results_dict, results_table
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pool import OpponentPool, PoolOpponents
-from gemenvs.training.single_agent import SingleAgentEnv, make_aec_env
+from gemenvs.wrappers.single_agent import SingleAgentEnv, make_aec_env
 
 EVAL_FIELDS = ["step", "opponent", "games", "win_rate", "win_lo", "win_hi", "mean_margin"]
 #: seed offset of the final evaluation, so its games differ from the periodic ones
@@ -116,27 +124,7 @@ def num_players(cfg: TrainConfig) -> int:
     return len(make_aec_env(cfg.env.id, **cfg.env.options).possible_agents)
 
 
-# ----------------------------------------------------------------------------- checkpoints
-
-def find_checkpoint(path: str | Path) -> Path:
-    """A checkpoint folder, or the latest checkpoint of a run folder."""
-    path = Path(path)
-    if (path / "model.zip").is_file():
-        return path
-    found = sorted((path / "checkpoints").glob("step_*/model.zip"))
-    if not found:
-        raise FileNotFoundError(f"no checkpoint at {path} (a checkpoint folder holds model.zip; "
-                                f"a run folder holds checkpoints/step_*/)")
-    return found[-1].parent
-
-
-def load_checkpoint_config(path: str | Path) -> tuple[TrainConfig, Path]:
-    """The config saved in a checkpoint, and the checkpoint folder."""
-    import yaml
-
-    ckpt = find_checkpoint(path)
-    return config_from_dict(yaml.safe_load((ckpt / "config.yaml").read_text())), ckpt
-
+# ----------------------------------------------------------------------------- the trainer
 
 class Trainer:
     """The state of one run beside the model: pool, schedule, best score, files."""
@@ -307,50 +295,42 @@ def make_logger(run_dir: Path, step: int) -> Logger:
                                  TensorBoardOutputFormat(str(run_dir / "tb"))])
 
 
-def prepare_run_dir(cfg: TrainConfig) -> Path:
-    """The run folder, emptied of an earlier run only when ``cfg.overwrite`` allows it."""
-    run_dir = cfg.run_dir
-    if run_dir.exists() and any(run_dir.iterdir()):
-        if not cfg.overwrite:
-            raise FileExistsError(f"{run_dir} already holds a run: pass --resume {run_dir} to continue it, "
-                                  f"name=OTHER for a new one, or overwrite=true to replace it")
-        shutil.rmtree(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    return run_dir
-
-
 def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
-    """Train (or resume) one self-play run; returns the run folder."""
+    """Train (or resume) one self-play run; returns the run folder.
+
+    On resume every file of the checkpoint is read and checked first (:func:`read_checkpoint`), and
+    the model is rebuilt from ``cfg`` and given the saved weights, so a bad checkpoint fails before
+    anything is written and no file can run code.
+    """
     limit_threads(cfg.torch_threads)
     players = num_players(cfg)
-    if resume is None:
-        run_dir = prepare_run_dir(cfg)
-    else:
-        ckpt = find_checkpoint(resume)
-        run_dir = ckpt.parent.parent
-    save_config(cfg, run_dir / "config.yaml")
+    ckpt: Checkpoint | None = read_checkpoint(resume, cfg) if resume is not None else None
+    run_dir = ckpt.run_dir if ckpt is not None else prepare_run_dir(cfg)
     trainer = Trainer(cfg, run_dir, players)
+    if ckpt is not None:
+        trainer.pool.load_dict(ckpt.pool)
+        trainer.load_state_dict(ckpt.trainer)
 
     env = make_vec_env(cfg)
-    if resume is None:
+    try:
         model = make_model(cfg, env)
-    else:
-        model = MaskablePPO.load(ckpt / "model.zip", env=env, device="cpu")
-        trainer.pool.load_dict(json.loads((ckpt / "pool.json").read_text()))
-        trainer.load_state_dict(json.loads((ckpt / "trainer.json").read_text()))
-        model.set_random_seed(cfg.seed + model.num_timesteps)
-        print(f"resuming {run_dir} from {ckpt.name} at step {model.num_timesteps}")
-    if not trainer.pool.members:  # pure self-play: start against the untrained policy
-        trainer.snapshot(model, model.num_timesteps)
-    model.set_logger(make_logger(run_dir, model.num_timesteps))
-    env.env_method("update_opponents", *trainer.pool.broadcast())  # before learn() resets the workers
+        if ckpt is not None:
+            restore_model(model, ckpt)
+            model.set_random_seed(cfg.seed + model.num_timesteps)
+            print(f"resuming {run_dir} from {ckpt.path.name} at step {model.num_timesteps}")
+        save_config(cfg, run_dir / "config.yaml")
+        if not trainer.pool.members:  # pure self-play: start against the untrained policy
+            trainer.snapshot(model, model.num_timesteps)
+        model.set_logger(make_logger(run_dir, model.num_timesteps))
+        env.env_method("update_opponents", *trainer.pool.broadcast())  # before learn() resets the workers
 
-    start = time.time()
-    remaining = cfg.total_timesteps - model.num_timesteps
-    if remaining > 0:
-        model.learn(total_timesteps=remaining, callback=SelfPlayCallback(trainer),
-                    reset_num_timesteps=resume is None)
-    env.close()
+        start = time.time()
+        remaining = cfg.total_timesteps - model.num_timesteps
+        if remaining > 0:
+            model.learn(total_timesteps=remaining, callback=SelfPlayCallback(trainer),
+                        reset_num_timesteps=ckpt is None)
+    finally:
+        env.close()
     train_seconds = time.time() - start
     step = model.num_timesteps
     model.save(run_dir / "final_model.zip")
@@ -386,4 +366,5 @@ def finish(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO, train_seconds
     print(f"run folder: {run_dir}")
 
 
-__all__ = ["SelfPlayCallback", "Trainer", "find_checkpoint", "load_checkpoint_config", "make_vec_env", "train"]
+__all__ = ["SelfPlayCallback", "Trainer", "find_checkpoint", "load_checkpoint_config", "make_vec_env",
+           "prepare_run_dir", "train"]

@@ -8,3 +8,6 @@ from gemenvs.wrappers.single_agent import (  # noqa: F401
     is_policy_path,
     make_aec_env,
 )
+
+__all__ = ["FixedOpponents", "OpponentSampler", "OpponentSpec", "SingleAgentEnv", "build_opponent", "is_policy_path",
+           "make_aec_env"]
