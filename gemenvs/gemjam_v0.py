@@ -50,8 +50,13 @@ At the end only: "win" +1 to the winner(s) (four sets; or most completed sets at
 at max_rounds, ties sharing), -1 to the others; "score" completed sets / 4; "rank" +1 first ..
 -1 last (winners first, then completed sets); "margin" (own sets - best other sets) / 4.
 `infos` at the end carry `score`, `score_breakdown` (completed_sets, won), `scores`, `winners`
-and `end_reason` ("four_sets", "deck_out", "max_rounds"). The game log as a seat may see it:
-`env.unwrapped.game.game_log(env.unwrapped.game_state, seat)`.
+and `end_reason` ("four_sets", "deck_out", "max_rounds").
+
+## Game log
+Spells cast, countered, recast and resolved, payments (cards paid, amounts forgiven), discards
+and Siren's Call events, as sentences: in the AEC view `infos[agent]["game_log"]` holds those
+the agent may see since its own last decision; in the Parallel view, those of the step; the
+whole log as a seat may see it is `env.unwrapped.game_log(agent)`.
 
 ## Version history
 * v0: first release.

@@ -94,3 +94,23 @@ def test_module_docstring_states_the_sizes():
     actions = [GemJam(num_players=n).num_actions for n in (2, 3, 4)]
     assert f"{sizes[0]} (2 players), {sizes[1]} (3 players), {sizes[2]} (4 players)" in doc
     assert f"Discrete({actions[0]}) for 2 players, {actions[1]} for 3, {actions[2]} for 4" in doc
+
+
+def test_game_log_reaches_infos_as_each_agent_may_see_it():
+    """Every event an agent may see reaches its infos["game_log"] exactly once, in order."""
+    env = gemjam_v0.env(num_players=3)
+    env.reset(seed=4)
+    raw = env.unwrapped
+    read = {a: [] for a in raw.possible_agents}
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        read[agent] += info.get("game_log", [])  # what it is shown at its decision (or at the end)
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    full = raw.game.game_log(raw.game_state, None)
+    assert any("cast" in e for e in full) and len(full) > 20
+    for i, a in enumerate(raw.possible_agents):
+        assert read[a] == raw.game_log(a) == raw.game.game_log(raw.game_state, i)

@@ -2,7 +2,9 @@
 
 The game supplies rules, observations and rendering; this layer maps seats to agent names,
 wraps observations with action masks, applies the illegal-action policy, hands out terminal
-rewards and puts the final score breakdown in ``infos``.
+rewards and puts the final score breakdown in ``infos``, with ``infos[agent]["game_log"]``: the
+events of the game's narrative log (Gem Jam's spells, payments ...) that the agent may see,
+since its own last decision.
 """
 from __future__ import annotations
 
@@ -34,7 +36,16 @@ class GameAECEnv(GameEnvBase, AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
+        self._add_log_events()
         self._select_next()
+
+    def _add_log_events(self) -> None:
+        """Append the game-log events of the last step to each agent's ``infos["game_log"]``
+        (the events it may see since its own last decision)."""
+        new = self._new_log_events()
+        if new:
+            for a in self.agents:
+                self.infos[a] = {**self.infos[a], "game_log": self.infos[a].get("game_log", []) + new[a]}
 
     def _select_next(self) -> None:
         if self.game.is_over(self.game_state):
@@ -67,6 +78,8 @@ class GameAECEnv(GameEnvBase, AECEnv):
         self._cumulative_rewards[agent] = 0.0
         for a in self.rewards:
             self.rewards[a] = 0.0
+        if "game_log" in self.infos[agent]:  # it has seen them
+            self.infos[agent] = {k: v for k, v in self.infos[agent].items() if k != "game_log"}
         if message is not None:
             self._end_illegal(agent, message)
         else:
@@ -75,6 +88,7 @@ class GameAECEnv(GameEnvBase, AECEnv):
                 self._end_game()
             else:
                 self._select_next()
+            self._add_log_events()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -85,7 +99,11 @@ class GameAECEnv(GameEnvBase, AECEnv):
         for i, a in enumerate(self.possible_agents):
             self.rewards[a] = rew[i]
             self.terminations[a] = True
-        self.infos = final_infos(self.game, self.game_state, self.possible_agents)
+        finals = final_infos(self.game, self.game_state, self.possible_agents)
+        for a, info in finals.items():  # events not yet read stay
+            if "game_log" in self.infos.get(a, {}):
+                info["game_log"] = self.infos[a]["game_log"]
+        self.infos = finals
 
     def _end_illegal(self, agent: str, why: str) -> None:
         for a in self.agents:

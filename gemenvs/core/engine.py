@@ -239,6 +239,15 @@ class Game(ABC):
         """Whether ``viewer`` may not see the action of another seat's decision ``state.log[index]``."""
         return False
 
+    def game_log_size(self, state) -> int:
+        """How many events the game's narrative log holds (0 for a game without one)."""
+        return 0
+
+    def game_log(self, state, viewer: int | None, start: int = 0) -> list[str]:
+        """Events from index ``start`` of the game's narrative log (spells, payments, ...) as
+        sentences, those ``viewer`` may see (``None``: all); empty for a game without one."""
+        return []
+
     def action_name(self, action: int) -> str:
         """A short human label of an action id (default: its action-spec label, e.g. ``bid[3]``)."""
         return self.action_spec.label(action)

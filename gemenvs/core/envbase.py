@@ -87,7 +87,26 @@ class GameEnvBase:
         seed = check_seed(seed, "reset(seed=...)")
         if seed is not None:
             self._seeder = np.random.default_rng(seed)
+        self._log_seen = 0
         return self.game.new_state(int(self._seeder.integers(0, 2**63 - 1)))
+
+    def _new_log_events(self) -> dict[str, list[str]] | None:
+        """Events of the game's narrative log added since the last call, per agent as each may
+        see them, or None when there are none (``reset`` starts the count again)."""
+        if self.game_state is None:
+            return None
+        size = self.game.game_log_size(self.game_state)
+        seen = getattr(self, "_log_seen", 0)
+        if size <= seen:
+            return None
+        self._log_seen = size
+        return {a: self.game.game_log(self.game_state, i, start=seen) for i, a in enumerate(self.possible_agents)}
+
+    def game_log(self, agent: str | None = None) -> list[str]:
+        """The whole narrative log of this game as ``agent`` may see it (None: every event)."""
+        self._require_game("game_log()")
+        viewer = None if agent is None else self.agent_name_mapping[agent]
+        return self.game.game_log(self.game_state, viewer)
 
     def _require_game(self, what: str) -> None:
         """Raise a clear error when ``what`` is called before the first ``reset()``."""

@@ -2,7 +2,8 @@
 
 Each ``step`` takes one action from every agent that is to act now (all bidders in a
 simultaneous round, or the single player of a sequential decision); actions given for agents
-that are not to act are ignored, as their action masks are all zero.
+that are not to act are ignored, as their action masks are all zero. ``infos[agent]["game_log"]``
+holds the events of the game's narrative log (Gem Jam) of this step that the agent may see.
 """
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ class GameParallelEnv(GameEnvBase, ParallelEnv):
         """Start a new game; a seed fixes this game and the seeds of the resets that follow it."""
         self.game_state = self._new_game(seed)
         self.agents = self.possible_agents[:]
-        return self._observations(), {a: {} for a in self.agents}
+        new = self._new_log_events() or {}
+        return self._observations(), {a: ({"game_log": new[a]} if a in new else {}) for a in self.agents}
 
     def step(self, actions: dict):
         """Apply one action per agent to act (in seat order); see the module docstring."""
@@ -85,6 +87,9 @@ class GameParallelEnv(GameEnvBase, ParallelEnv):
                 rew = terminal_rewards(self.settings.reward, res.scores, game.score_scale, res.rank_keys)
                 rewards = {a: rew[i] for i, a in enumerate(self.possible_agents)}
                 infos = final_infos(game, state, self.possible_agents)
+        new = self._new_log_events()
+        if new:
+            infos = {a: {**infos[a], "game_log": new[a]} for a in agents}
         obs = self._observations(over)
         terminations = {a: over for a in agents}
         truncations = {a: False for a in agents}

@@ -133,10 +133,13 @@ class GemJam(Game):
     def render(self, state: GemJamState, viewer: int | None = None) -> str:
         return render_text(state, self.cfg, viewer)
 
-    def game_log(self, state: GemJamState, viewer: int | None = None) -> list[str]:
-        """The game's events (spells cast, countered, resolved, payments, Siren's Call ...) as
-        sentences, as ``viewer`` may see them (``None``: every event, private ones included)."""
-        return [event_text(self.cfg, ev) for ev in state.events if viewer is None or ev[0] in (-1, viewer)]
+    def game_log_size(self, state: GemJamState) -> int:
+        return len(state.events)
+
+    def game_log(self, state: GemJamState, viewer: int | None = None, start: int = 0) -> list[str]:
+        """The game's events from index ``start`` (spells cast, countered, resolved, payments,
+        Siren's Call ...) as sentences, as ``viewer`` may see them (``None``: every event)."""
+        return [event_text(self.cfg, ev) for ev in state.events[start:] if viewer is None or ev[0] in (-1, viewer)]
 
     # ------------------------------------------------------------------ hidden information
 
