@@ -193,7 +193,7 @@ class PolicyAgent(BaseAgent):
             raise PolicyLoadError(f"{path} holds no policy.pth, so it is not a saved MaskablePPO model")
         try:
             layers = _actor_layers(policy)
-            activation = _activation_name(data, hidden=len(layers) > 1)
+            activation = _activation_name(data) if len(layers) > 1 else "identity"  # one layer: none applies
             return cls(layers, activation, deterministic=deterministic, seed=seed, metadata={"source": str(path)})
         except (ValueError, KeyError, TypeError) as e:
             raise PolicyLoadError(f"{path}: {e}") from None
@@ -281,12 +281,12 @@ def _actor_layers(state: dict) -> list[tuple[np.ndarray, np.ndarray]]:
     return layers
 
 
-def _activation_name(data: dict, hidden: bool) -> str:
+def _activation_name(data: dict) -> str:
     """The actor's activation from the plain-text ``policy_kwargs.activation_fn`` (SB3's default: tanh)."""
     kwargs = data.get("policy_kwargs")
     text = kwargs.get("activation_fn") if isinstance(kwargs, dict) else None
     if text is None:
-        return "tanh" if hidden else "identity"
+        return "tanh"
     m = re.fullmatch(r"<class 'torch\.nn\.modules\.activation\.(\w+)'>", str(text))
     name = m.group(1).lower() if m else None
     if name not in ACTIVATIONS:

@@ -184,6 +184,46 @@ def test_illegal_learner_action_terminates_with_its_penalty():
     assert terminated and reward == -1.0 and "illegal_action" in info
 
 
+def test_single_agent_env_checks_its_arguments_at_construction(tmp_path):
+    with pytest.raises(ValueError, match="unknown agent 'grandmaster' for megagem; known: random, truthful, heuristic"):
+        SingleAgentEnv(ENV_ID, opponents="grandmaster")
+    with pytest.raises(ValueError, match="unknown agent 'grandmaster'"):
+        gymnasium.make(ENV_ID, opponents=["random", "grandmaster", "random"])  # at make, not at reset
+    with pytest.raises(ValueError, match="2 opponents given for 3 opponent seats"):
+        SingleAgentEnv(ENV_ID, opponents=["random", "heuristic"])
+    with pytest.raises(TypeError, match="opponents must be a baseline name, .* got 3"):
+        SingleAgentEnv(ENV_ID, opponents=3)
+    with pytest.raises(FileNotFoundError, match="no policy file"):
+        SingleAgentEnv(ENV_ID, opponents=str(tmp_path / "missing.npz"))
+    small = PolicyAgent([(np.zeros((10, 91)), np.zeros(91))]).save(tmp_path / "small.npz")
+    with pytest.raises(ValueError, match="reads 10 observation values and plays 91 actions, but this megagem "
+                                         "environment has 244 and 91"):
+        SingleAgentEnv(ENV_ID, opponents=str(small))
+    with pytest.raises(TypeError, match=r"learner_seat must be an int seat in 0\.\.3 or None; got True"):
+        SingleAgentEnv(ENV_ID, learner_seat=True)
+    with pytest.raises(TypeError, match="learner_seat must be an int seat .* got 1.0"):
+        SingleAgentEnv(ENV_ID, learner_seat=1.0)
+    for seat in (4, -1):
+        with pytest.raises(ValueError, match=rf"learner_seat must be in 0\.\.3 or None; got {seat}"):
+            SingleAgentEnv(ENV_ID, learner_seat=seat)
+    env = SingleAgentEnv(ENV_ID, learner_seat=np.int64(2))
+    assert type(env.learner_seat) is int and env.reset(seed=0)[1]["learner_seat"] == 2
+
+
+def test_import_gemenvs_loads_neither_training_nor_torch():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gemenvs, gymnasium\n"
+        "gymnasium.make('gemenvs/MegaGem-v0', opponents='heuristic').reset(seed=0)\n"
+        "loaded = [m for m in ('gemenvs.training', 'torch', 'stable_baselines3') if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+        "assert gymnasium.spec('gemenvs/MegaGem-v0').entry_point == 'gemenvs.wrappers.single_agent:SingleAgentEnv'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_pool_sampling_and_snapshots():
     from gemenvs.training.pool import OpponentPool, PoolOpponents
 
@@ -271,6 +311,23 @@ def test_policy_agent_files(tmp_path):
         PolicyAgent.load(tmp_path / "junk.npz")
     with pytest.raises(ValueError, match="shape"):
         again.act(np.zeros(223, np.float32), mask)
+
+
+@pytest.mark.parametrize("activation, net_arch", [("relu", "[16, 8]"), ("tanh", "[]")])
+def test_zip_policies_load_from_their_weights(tmp_path, activation, net_arch):
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from gemenvs.training.selfplay import _EnvFactory, make_model
+
+    cfg = load_config(DEFAULT_CONFIG, ["n_envs=1", "ppo.n_steps=32", "ppo.batch_size=32",
+                                       f"ppo.activation={activation}", f"ppo.net_arch={net_arch}"])
+    model = make_model(cfg, DummyVecEnv([_EnvFactory(cfg)]))
+    model.save(tmp_path / "m.zip")
+    loaded, reference = PolicyAgent.load(tmp_path / "m.zip"), PolicyAgent.from_sb3(model)
+    assert loaded.activation == reference.activation and len(loaded.layers) == len(reference.layers)
+    obs = np.random.default_rng(0).random((5, 244)).astype(np.float32)
+    for o in obs:
+        assert np.allclose(loaded.logits(o), reference.logits(o), atol=1e-5)
 
 
 # ----------------------------------------------------------------------------- end to end
