@@ -363,3 +363,18 @@ def test_golden_replay_names_the_first_differing_observation_slot():
     record = json.loads(golden.golden_path(env_id, n).read_text())
     record["scores"][0] += 1
     assert "final scores" in golden.first_difference(record, module)
+
+
+@parametrize_cases
+def test_final_infos_share_no_mutable_object_between_agents(env_id, module, n):
+    penv = _module(module).parallel_env(num_players=n)
+    obs, _ = penv.reset(seed=5)
+    rng = np.random.default_rng(5)
+    while penv.agents:
+        acts = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items() if o["action_mask"].any()}
+        obs, rewards, terms, truncs, infos = penv.step(acts)
+    a, b = penv.possible_agents[:2]
+    assert infos[a]["winners"] == infos[b]["winners"]
+    infos[a]["winners"].append("someone")
+    infos[a]["scores"][a] = 1e9
+    assert "someone" not in infos[b]["winners"] and infos[b]["scores"][a] != 1e9
