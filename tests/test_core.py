@@ -94,3 +94,19 @@ def test_import_registers_gymnasium_ids_without_loading_torch():
         "assert obs.shape == (244,) and info['action_mask'].any()\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("module", ["gemenvs.gem_v0", "gemenvs.gemjam_v0"])
+def test_bad_manifest_files_are_one_line_errors(module, tmp_path):
+    import importlib
+
+    make = importlib.import_module(module).env
+    (tmp_path / "latin1.json").write_bytes(b'{"format": "\xe9"}')
+    (tmp_path / "broken.json").write_text('{"format": ')
+    cases = [(tmp_path / "missing.json", "cannot read"), (tmp_path / "latin1.json", "not UTF-8"),
+             (tmp_path / "broken.json", "not valid JSON"), (42, "None, a path or a dict"),
+             ({"format": "nope"}, "manifest")]
+    for source, words in cases:
+        with pytest.raises(ValueError, match=words) as err:
+            make(manifest=source)
+        assert "\n" not in str(err.value) and len(str(err.value)) < 200

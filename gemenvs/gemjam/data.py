@@ -10,11 +10,12 @@ and every zone of the game is a list of kinds (GEMJAM-SETTLED 144).
 """
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from gemenvs.core.datafile import read_json_source
 
 MANIFEST_FORMAT = "gemenvs.gemjam.manifest/1"
 DEFAULT_MANIFEST = Path(__file__).with_name("manifest.json")
@@ -112,22 +113,7 @@ def _is_int(x: Any) -> bool:
 
 def load_manifest(source: str | os.PathLike | Mapping | None = None) -> Manifest:
     """Read and validate a manifest: ``None`` for the default, a JSON file path, or a parsed dict."""
-    if source is None:
-        source, name = DEFAULT_MANIFEST, "default"
-    else:
-        name = str(source) if isinstance(source, (str, os.PathLike)) else "dict"
-    if isinstance(source, (str, os.PathLike)):
-        try:
-            with open(source, encoding="utf-8") as f:
-                data = json.load(f)
-        except OSError as err:
-            raise ManifestError(f"cannot read Gem Jam manifest {name}: {err}") from None
-        except json.JSONDecodeError as err:
-            raise ManifestError(f"Gem Jam manifest {name} is not valid JSON: {err}") from None
-    elif isinstance(source, Mapping):
-        data = source
-    else:
-        raise ManifestError(f"manifest must be None, a path or a dict; got {type(source).__name__}")
+    data, name = read_json_source(source, DEFAULT_MANIFEST, "Gem Jam manifest", ManifestError)
     return parse_manifest(data, name)
 
 
