@@ -9,7 +9,7 @@ folder is made. Defaults are per game: ``name``, ``pool.baselines`` and ``eval.o
 null are filled in from the game of ``env.id`` (``<game>_selfplay`` and every baseline of
 :data:`gemenvs.agents.registry.BASELINES`), and ``env.options`` defaults to none (the game's own).
 
-Why the type checks are written by hand (about 100 lines) rather than with OmegaConf structured
+Why the type checks are written by hand (about 120 lines) rather than with OmegaConf structured
 configs: OmegaConf 2.4.0 was tried (it handles ``Literal``, ``X | None`` and suggests keys) and
 made the errors worse for this config: ``overwrite: 3`` or ``overwrite: yes`` silently become
 ``True`` (for the one option that deletes a folder), ``ppo.net_arch=64`` reports "AnyNode is not a
