@@ -31,6 +31,9 @@ class Encoder:
         m = cfg.m
         self.wild_slot = {k: WILD_EFFECTS.index(m.effect[k]) for k in range(K) if m.is_wild[k]}
         self.set_features = T + 2 + len(WILD_EFFECTS) + 3
+        #: per gem kind: its count slot within a set's features (Basic, Dual, or its wildcard)
+        self.gem_slot = tuple(T if m.is_basic[k] else T + 1 if m.is_dual[k] else T + 2 + self.wild_slot[k]
+                              if m.is_wild[k] else -1 for k in range(K))
         most = max(m.count) / 4  # the largest count of one kind, as stored
         sp = self.spec = ObservationSpec()
         sp.add("decision", len(DECISIONS), "one-hot: the kind of my pending decision (" + ", ".join(DECISIONS) + "); "
@@ -66,13 +69,14 @@ class Encoder:
         sp.add("rule_options", 4, "turn_decision_limit /50 (0: none), a timer is in force, sirens_call, "
                                   "max_rounds /1000", high=20.0)
         self.o = {s.name: s.offset for s in sp.slices}
+        self.size = sp.size  # a property that computes; read once
 
     def observe(self, state, p: int) -> np.ndarray:
         """The observation of seat ``p``."""
         cfg, o = self.cfg, self.o
         n, K, T = cfg.n, cfg.K, cfg.T
-        m = cfg.m
-        x = np.zeros(self.spec.size, np.float32)
+        gem_slot, flags = self.gem_slot, T + 2 + len(WILD_EFFECTS)
+        x = np.zeros(self.size, np.float32)
         d = state.decision
         if d is not None and not state.over and d["p"] == p:
             # only one's own pending decision: that another seat is deciding a reaction would tell
@@ -99,7 +103,8 @@ class Encoder:
             x[o["freeze_next"] + r] = state.freeze_next[q]
             x[o["hand_sizes"] + r] = len(state.hands[q]) / 20
             x[o["vault_sizes"] + r] = len(state.vaults[q]) / 20
-            x[o["complete_sets"] + r] = sum(1 for s in state.shrines[q] if is_complete(cfg, s)) / 4
+            complete = [is_complete(cfg, s) for s in state.shrines[q]]
+            x[o["complete_sets"] + r] = sum(complete) / 4
             if r:
                 base = o["known_hands"] + r * K
                 for k in state.seen_hand[p][q]:
@@ -112,16 +117,14 @@ class Encoder:
                 f = base + i * self.set_features
                 x[f + s[S_TYPE]] = 1
                 for k in s[S_GEMS]:
-                    if m.is_basic[k]:
-                        x[f + T] += 0.25
-                    elif m.is_dual[k]:
-                        x[f + T + 1] += 0.25
-                    else:
-                        x[f + T + 2 + self.wild_slot[k]] += 0.25
-                f += T + 2 + len(WILD_EFFECTS)
-                x[f] = is_complete(cfg, s)
-                x[f + 1] = s[S_GUARD]
-                x[f + 2] = s[S_BROKEN]
+                    x[f + gem_slot[k]] += 0.25
+                f += flags
+                if complete[i]:  # only non-zero flags are written (x starts at zero)
+                    x[f] = 1
+                if s[S_GUARD]:
+                    x[f + 1] = 1
+                if s[S_BROKEN]:
+                    x[f + 2] = 1
         base = o["known_vaults"] + n * K
         for k in state.seen_vault[p][n]:
             x[base + k] += 0.25
@@ -129,8 +132,8 @@ class Encoder:
             x[o["hand"] + k] += 0.25
         for k in state.vaults[p]:
             x[o["vault"] + k] += 0.25
-        for k in state.discard:
-            x[o["discard"] + k] += 0.25
+        if state.discard:  # long: counted at once
+            x[o["discard"]:o["discard"] + K] = np.bincount(state.discard, minlength=K) * 0.25
         for k in state.transit:
             x[o["transit"] + k] += 0.25
         b = o["piles"]

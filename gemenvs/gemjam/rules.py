@@ -754,24 +754,30 @@ def adjust_cands(state: GemJamState, cfg: Config, p: int) -> list:
     has_mirror = any(cfg.eff[k] == "mirror_madness" for s in shrine for k in s[S_GEMS])
     opp = opponent_basic_types(state, cfg, p) if has_mirror else []
     free = [(i, s) for i, s in enumerate(shrine) if not s[S_GUARD] and i < MAX_SETS]
+    room = [[] for _ in range(cfg.T)]  # per type: the sets with room, as destinations() lists them
+    for i, s in enumerate(shrine[:MAX_SETS]):
+        if len(s[S_GEMS]) < cfg.size[s[S_TYPE]]:
+            room[s[S_TYPE]].append(i)
+    # per free set: its distinct gems, each with the types it is permitted (computed once)
+    permitted = {i: [(k, [t for t in range(cfg.T) if _permits(cfg, k, t, s[S_TYPE], opp)])
+                     for k in sorted(set(s[S_GEMS]))] for i, s in free}
     for i, s in free:
         cur = s[S_TYPE]
         alone = len(s[S_GEMS]) == 1
-        for k in sorted(set(s[S_GEMS])):
-            types = [cur] if m.is_basic[k] else [t for t in range(cfg.T) if _permits(cfg, k, t, cur, opp)]
-            for t in types:
-                dests = destinations(state, cfg, p, t, exclude=i)
+        for k, ok in permitted[i]:
+            for t in ([cur] if m.is_basic[k] else ok):
+                dests = [cfg.SET + j for j in room[t] if j != i] or [cfg.NEW]
                 if dests == [cfg.NEW] and t == cur and alone:
                     continue  # S-138: a lone gem never moves to a new set of its own type
                 for d in dests:
                     out.append([A + 1, cfg.SET + i, cfg.CARD + k, cfg.TYPE + t, d])
     for x, (i, s) in enumerate(free):
         for j, s2 in free[x + 1:]:
-            for k1 in sorted(set(s[S_GEMS])):
-                if not _permits(cfg, k1, s2[S_TYPE], s[S_TYPE], opp):
+            for k1, ok1 in permitted[i]:
+                if s2[S_TYPE] not in ok1:
                     continue
-                for k2 in sorted(set(s2[S_GEMS])):
-                    if k2 != k1 and _permits(cfg, k2, s[S_TYPE], s2[S_TYPE], opp):
+                for k2, ok2 in permitted[j]:
+                    if k2 != k1 and s[S_TYPE] in ok2:
                         out.append([A + 2, cfg.SET + i, cfg.CARD + k1, cfg.SET + j, cfg.CARD + k2])
     return out
 
