@@ -27,6 +27,43 @@ def play_game(env, agents: Sequence[Agent], seed: int) -> dict:
     return final
 
 
+def play_engine_game(game, agents: Sequence[Agent], seed: int, agent_seeds: Sequence[int] | None = None):
+    """Play one game directly on a core ``Game`` engine with ``agents[i]`` in seat ``i``; return the final state.
+
+    The seat to act is the first of ``game.to_act`` (the AEC environment's order), each agent sees
+    ``game.observe`` and ``game.legal_mask`` of its own seat only, and every action is checked by
+    ``game.apply``; so ``state.log`` is the decision log and the game replays from ``seed`` + log.
+    ``agent_seeds[i]`` (default ``seed * 1009 + i``) reseeds seat ``i``'s agent first.
+    """
+    state = game.new_state(seed)
+    for i, agent in enumerate(agents):
+        agent.reset(seed=int(agent_seeds[i]) if agent_seeds is not None else seed * 1009 + i)
+    while not game.is_over(state):
+        p = game.to_act(state)[0]
+        game.apply(state, p, agents[p].act(game.observe(state, p), game.legal_mask(state, p)))
+    return state
+
+
+def replay_game(game, seed: int, log: Sequence[Sequence[int]]):
+    """Replay a saved game on ``game`` (built with the saved options): ``new_state(seed)``, then every
+    non-forced ``[seat, action, forced]`` entry of ``log`` through ``game.apply``; the engine plays the
+    forced ones. Raises ``ValueError`` when the replay's log differs from ``log`` or the game is unfinished."""
+    state = game.new_state(seed)
+    for k, (p, a, forced) in enumerate(log):
+        if k < len(state.log):
+            if list(state.log[k]) != [int(p), int(a), int(forced)]:
+                raise ValueError(f"log[{k}] is {list(log[k])} but the replay has {state.log[k]}")
+            continue
+        if forced:
+            raise ValueError(f"log[{k}] is marked forced, but the replay offers a choice there")
+        game.apply(state, int(p), int(a))
+    if [list(e) for e in state.log] != [[int(x) for x in e] for e in log]:
+        raise ValueError(f"the replay logged {len(state.log)} decisions, the saved game {len(log)}")
+    if not game.is_over(state):
+        raise ValueError("the saved log ends before the game does")
+    return state
+
+
 def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     """The Wilson score 95% interval of a proportion ``wins / n``."""
     if n == 0:

@@ -1,0 +1,135 @@
+"""gemenvs-tournament: balanced schedules, intervals, ratings, replays, resuming and one-line errors."""
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from gemenvs.agents.match import wilson_interval
+from gemenvs.training import tournament as T
+
+
+@pytest.mark.parametrize("agents,players", [(3, 4), (5, 3), (4, 4), (2, 3), (4, 2), (6, 4)])
+def test_schedule_is_balanced(agents, players):
+    fixtures = T.schedule(agents, players, cycles=2, seed=7)
+    assert len(fixtures) == 2 * T.cycle_size(agents, players)
+    seats = Counter((a, s) for fx in fixtures for s, a in enumerate(fx.seats))
+    assert len(set(seats.values())) == 1 and len(seats) == agents * players  # every agent in every seat equally
+    meets = Counter()
+    for fx in fixtures:
+        for a, b in itertools.combinations(sorted(set(fx.seats)), 2):
+            meets[(a, b)] += 1
+    assert len(meets) == agents * (agents - 1) // 2 and len(set(meets.values())) == 1  # every pair equally
+    for fx in fixtures:  # duplicate format: a deal's rotations replay one seed, each seat rotated once
+        assert fx.seed == 7 + fx.deal
+    by_deal = {}
+    for fx in fixtures:
+        by_deal.setdefault(fx.deal, []).append(fx.seats)
+    for rotations in by_deal.values():
+        assert len(rotations) == players
+        for s in range(players):
+            assert sorted(r[s] for r in rotations) == sorted(rotations[0])
+    assert len({fx.seed for fx in T.schedule(agents, players, 1, duplicate=False)}) == T.cycle_size(agents, players)
+
+
+def test_intervals_on_a_known_case():
+    lo, hi = wilson_interval(8, 10)
+    assert (round(lo, 4), round(hi, 4)) == (0.4902, 0.9433)
+    m, lo, hi = T.mean_interval([1, 2, 3, 4, 5])
+    assert m == 3 and hi - m == pytest.approx(1.96 * np.sqrt(2.5) / np.sqrt(5)) and m - lo == pytest.approx(hi - m)
+    assert T.ranks_of([10, 30, 30, 5]) == [3, 1.5, 1.5, 4]
+
+
+def _spec(**kw):
+    args = dict(game="megagem", agents=["random", "heuristic"], games=12, options={"num_players": 3})
+    args.update(kw)
+    return T.make_spec(**args)[0]
+
+
+def test_ratings_put_the_heuristic_above_random():
+    spec = _spec()
+    rows, h2h, records = T.run_tournament(spec)
+    assert [r.agent for r in rows] == ["heuristic", "random"]
+    heur, rand = rows
+    assert heur.mu > rand.mu and heur.ordinal > rand.ordinal and heur.win_rate > rand.win_rate
+    assert h2h[1, 0] > 0.8 and h2h[0, 1] == pytest.approx(1 - h2h[1, 0])
+    assert heur.games == rand.games == 18 and len(records) == 12
+
+
+def test_replay_reproduces_final_scores(tmp_path):
+    spec = _spec(games=6)
+    T.run_tournament(spec, out=tmp_path)
+    lines = (tmp_path / "results.jsonl").read_text().splitlines()
+    for line in lines:
+        rec = json.loads(line)
+        state = T.replay_record(rec)
+        assert state.log == rec["log"]
+    rec = json.loads(lines[0])
+    rec["scores"][0] += 1
+    with pytest.raises(ValueError, match="scores"):
+        T.replay_record(rec)
+    rec = json.loads(lines[0])
+    k = next(i for i, e in enumerate(rec["log"]) if not e[2])
+    rec["log"][k][1] = 10_000
+    with pytest.raises(ValueError):
+        T.replay_record(rec)
+
+
+def test_resume_after_a_partial_results_file_gives_the_same_numbers(tmp_path):
+    spec = _spec(agents=["random", "truthful", "heuristic"], games=12)
+    full = T.run_tournament(spec, out=tmp_path / "a")
+    path = tmp_path / "b" / "results.jsonl"
+    T.run_tournament(spec, out=tmp_path / "b")
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[3:7]) + "\n" + lines[7][:40])  # a few games, the last one cut by a kill
+    again = T.run_tournament(spec, out=tmp_path / "b")
+    assert (tmp_path / "a" / "leaderboard.csv").read_text() == (tmp_path / "b" / "leaderboard.csv").read_text()
+    assert sorted((json.loads(x) for x in path.read_text().splitlines()), key=lambda r: r["index"]) == full[2]
+    assert again[2] == full[2]
+    other = _spec(agents=["random", "truthful", "heuristic"], games=12, seed=1)
+    with pytest.raises(T.TournamentError, match="another tournament"):
+        T.run_tournament(other, out=tmp_path / "b")
+
+
+def test_workers_give_the_same_records():
+    spec = _spec(games=6)
+    assert T.run_tournament(spec, workers=2)[2] == T.run_tournament(spec)[2]
+
+
+def test_gemjam_and_gem_play_in_the_tournament():
+    rows, _, records = T.run_tournament(T.make_spec("gemjam", ["random", "rule"], 2, {"num_players": 2})[0])
+    assert {r.agent for r in rows} == {"random", "rule"} and len(records) == 2
+    rows, _, records = T.run_tournament(T.make_spec("gem", ["random", "greedy"], 2, {"num_players": 2})[0])
+    assert len(records) == 2 and all(T.replay_record(r) is not None for r in records)
+
+
+def test_cli_writes_the_tables_and_heatmap(tmp_path, capsys):
+    out = tmp_path / "t"
+    assert T.main(["--agents", "random", "truthful", "--players", "3", "--games", "6", "--value-chart", "B",
+                   "--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "| 1 |" in printed and "value_chart=B" in printed
+    for name in T.OUT_FILES:
+        assert (out / name).is_file(), name
+    assert (out / "head_to_head.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--agents", "random", "nobody"], "unknown agent 'nobody'"),
+    (["--agents", "random", "missing/model.npz"], "no policy file"),
+    (["--agents", "random", "heuristic", "--players", "9"], "num_players"),
+    (["--agents", "random", "heuristic", "--value-chart", "Z"], "value_chart"),
+    (["--agents", "random", "heuristic", "--option", "colour=3"], "bad megagem options"),
+    (["--game", "gem", "--agents", "random", "greedy", "--value-chart", "A"], "MegaGem option"),
+    (["--game", "chess", "--agents", "random", "greedy"], "unknown game"),
+    (["--agents", "random", "random"], "listed twice"),
+    (["--agents", "random", "heuristic", "--games", "0"], "--games"),
+    (["--agents", "random", "heuristic", "--workers", "0"], "--workers"),
+])
+def test_bad_input_is_one_line_and_exit_2(argv, words, capsys):
+    assert T.main(argv + ["--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("gemenvs-tournament: error: ") and words in err, err

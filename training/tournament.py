@@ -1,0 +1,634 @@
+"""Tournaments: rank any set of agents of one game fairly, with intervals, ratings and pictures.
+
+    gemenvs-tournament --game megagem --players 4 --agents random truthful heuristic \\
+        runs/x/best_model.npz --games 2000 --value-chart random --workers 2 --out runs/tournaments/t1
+
+**Schedule.** A *lineup* is the set of agents at one table. With at least as many agents as seats,
+the lineups are every ``players``-subset of the agents; with fewer, every multiset of ``players``
+agents holding at least two different agents. Either set is unchanged when the agents are
+renamed, so every agent appears equally often and every pair meets equally often. Each lineup
+is played ``players`` times, rotated so that each of its agents sits once in every seat (one
+*deal*: with ``duplicate`` the rotations replay the same seed, so luck of the deal cancels);
+odd cycles reverse the lineup, so who sits left of whom is balanced too. A *cycle* is every
+lineup of every rotation; ``--games`` is rounded up to whole cycles, which keeps the schedule
+balanced.
+
+**Seeds.** Deal ``d`` (cycle ``c``, lineup ``l``: ``d = c * lineups + l``) is game seed ``seed + d``
+(without ``duplicate`` every game ``g`` has seed ``seed + g``); the agent in seat ``s`` of game
+``g`` is reseeded from ``(seed, g, s)``. Games run directly on the core engine
+(:func:`gemenvs.agents.match.play_engine_game`), each agent seeing only its own seat.
+
+**Results.** Every game is one JSON line of ``results.jsonl`` (index, deal, seed, seats, options,
+scores, winners, ranks and the engine's decision log), appended as games finish. A killed
+tournament started again with the same command and ``--out`` plays only the missing games; the
+summary is always computed from the results sorted by game index, so the numbers do not depend
+on workers, order of completion or interruptions. :func:`replay_record` replays a line through
+the engine and checks its final scores.
+
+**Summary.** Per agent (over its seat-games): win rate (a shared win counts 1/winners; Wilson 95%
+interval), mean score, mean margin (own score minus the best other score) and mean rank (1 =
+first; tied seats share the mean of their places), each with a normal 95% interval treating
+seat-games as independent; an ``openskill`` Plackett-Luce rating (mu, sigma; ordinal mu - 3 sigma,
+rated in game-index order) and a head-to-head matrix (how often the row agent finished ahead of
+the column agent when both sat at one table; ties count half).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib
+import itertools
+import json
+import math
+import multiprocessing as mp
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from gemenvs.agents.match import play_engine_game, replay_game, wilson_interval
+
+#: files a tournament writes into ``--out`` (nothing else there is touched)
+OUT_FILES = ("tournament.json", "results.jsonl", "leaderboard.md", "leaderboard.csv", "head_to_head.csv",
+             "head_to_head.png", "summary.json")
+
+
+class TournamentError(ValueError):
+    """A tournament that cannot be run as asked (bad agent, option, file or folder): one line for the user."""
+
+
+# ----------------------------------------------------------------------------- games and agents
+
+def game_modules() -> dict[str, str]:
+    """Game name (``megagem``, ``gem``, ``gemjam``) -> env module, for every game of ``gemenvs.ENVIRONMENTS``."""
+    import gemenvs
+
+    out = {}
+    for module in gemenvs.ENVIRONMENTS.values():
+        out[importlib.import_module(module).raw_env.game_class.name] = module
+    return out
+
+
+def make_raw_env(game: str, options: dict):
+    """The raw AEC environment of ``game`` with game ``options`` (a bad option is a TournamentError)."""
+    modules = game_modules()
+    if game not in modules:
+        raise TournamentError(f"unknown game {game!r}; games: {', '.join(modules)}")
+    try:
+        return importlib.import_module(modules[game]).raw_env(**options)
+    except (TypeError, ValueError) as e:
+        raise TournamentError(f"bad {game} options {options}: {' '.join(str(e).split())}") from None
+
+
+def is_model_path(spec: str) -> bool:
+    """Whether an agent spec names a saved policy file (``.zip`` or ``.npz``) rather than a baseline."""
+    return spec.endswith((".zip", ".npz"))
+
+
+def build_agent(game: str, spec: str, env, seed: int | None = None, greedy: bool = False):
+    """One agent for ``env``: a baseline by name, or a model file read by ``PolicyAgent.load`` (weights
+    only, never code; sampled unless ``greedy``). Bad names, missing or unfit files: TournamentError."""
+    from gemenvs.agents.registry import BASELINES, make_agent
+
+    if is_model_path(spec):
+        from gemenvs.agents.policy import PolicyAgent, PolicyLoadError
+
+        try:
+            agent = PolicyAgent.load(spec, deterministic=greedy, seed=seed)
+        except (FileNotFoundError, PolicyLoadError, ImportError) as e:
+            raise TournamentError(" ".join(str(e).split())) from None
+        first = env.possible_agents[0]
+        obs = int(np.prod(env.observation_space(first)["observation"].shape))
+        actions = int(env.action_space(first).n)
+        if (agent.observation_size, agent.num_actions) != (obs, actions):
+            raise TournamentError(f"model {spec} reads {agent.observation_size} observation values and plays "
+                                  f"{agent.num_actions} actions, but {game} with these options has {obs} and "
+                                  f"{actions}: was it trained on another game or player count?")
+        return agent
+    if spec not in BASELINES.get(game, {}):
+        known = ", ".join(BASELINES.get(game, {}))
+        raise TournamentError(f"unknown agent {spec!r} for {game}: give a baseline ({known}) or a model file "
+                              f"(.zip or .npz)")
+    return make_agent(game, spec, env, seed=seed)
+
+
+# ----------------------------------------------------------------------------- schedule
+
+def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
+    """The tables of one cycle (sorted agent indices): ``players``-subsets when there are enough
+    agents, else multisets with at least two different agents. Invariant under renaming agents."""
+    if num_agents < 2:
+        raise TournamentError("a tournament needs at least two agents")
+    if num_agents >= num_players:
+        return list(itertools.combinations(range(num_agents), num_players))
+    return [c for c in itertools.combinations_with_replacement(range(num_agents), num_players) if len(set(c)) > 1]
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """One scheduled game: its index, deal, seed and the agent index in every seat."""
+
+    index: int
+    cycle: int
+    lineup: int
+    rotation: int
+    deal: int
+    seed: int
+    seats: tuple[int, ...]
+
+
+def schedule(num_agents: int, num_players: int, cycles: int, seed: int = 0, duplicate: bool = True) -> list[Fixture]:
+    """Every game of ``cycles`` cycles: each lineup rotated through every seat (reversed in odd cycles)."""
+    tables = lineups(num_agents, num_players)
+    out = []
+    for c in range(cycles):
+        for li, table in enumerate(tables):
+            order = table[::-1] if c % 2 else table
+            deal = c * len(tables) + li
+            for r in range(num_players):
+                index = len(out)
+                seats = tuple(order[(s - r) % num_players] for s in range(num_players))
+                out.append(Fixture(index, c, li, r, deal, seed + (deal if duplicate else index), seats))
+    return out
+
+
+def cycle_size(num_agents: int, num_players: int) -> int:
+    """Games in one balanced cycle."""
+    return len(lineups(num_agents, num_players)) * num_players
+
+
+def agent_seed(seed: int, index: int, seat: int) -> int:
+    """The reseed of the agent in ``seat`` of game ``index`` (independent streams per game and seat)."""
+    return int(np.random.SeedSequence([seed, index, seat]).generate_state(1, np.uint64)[0] >> 1)
+
+
+# ----------------------------------------------------------------------------- playing
+
+@dataclass
+class TournamentSpec:
+    """Everything that fixes a tournament's numbers (saved as ``tournament.json``)."""
+
+    game: str
+    agents: list[str]
+    options: dict
+    games: int
+    seed: int = 0
+    duplicate: bool = True
+    greedy: bool = False
+
+    @property
+    def num_players(self) -> int:
+        """Seats per game."""
+        return int(self.options["num_players"])
+
+    def fixtures(self) -> list[Fixture]:
+        """The schedule (``games`` is a whole number of cycles)."""
+        size = cycle_size(len(self.agents), self.num_players)
+        return schedule(len(self.agents), self.num_players, self.games // size, self.seed, self.duplicate)
+
+
+def make_spec(game: str, agents: Sequence[str], games: int, options: dict | None = None, seed: int = 0,
+              duplicate: bool = True, greedy: bool = False) -> tuple[TournamentSpec, int]:
+    """A checked spec, ``games`` rounded up to whole cycles, and the cycle size; builds every agent once
+    so a bad name or model file fails here (TournamentError)."""
+    agents = list(agents)
+    if len(set(agents)) != len(agents):
+        dup = next(a for a in agents if agents.count(a) > 1)
+        raise TournamentError(f"agent {dup!r} is listed twice")
+    if not isinstance(games, int) or games < 1:
+        raise TournamentError(f"--games must be a positive integer; got {games!r}")
+    env = make_raw_env(game, dict(options or {}))
+    options = dict(env.game.options())
+    options = {k: v for k, v in options.items() if _jsonable(v)}
+    for spec in agents:
+        build_agent(game, spec, env)
+    size = cycle_size(len(agents), env.game.num_players)
+    rounded = -(-games // size) * size
+    return TournamentSpec(game, agents, options, rounded, seed, duplicate, greedy), size
+
+
+def _jsonable(value) -> bool:
+    try:
+        json.dumps(value)
+        return True
+    except TypeError:
+        return False
+
+
+_WORKER: dict = {}
+
+
+def _worker_setup(spec: TournamentSpec) -> dict:
+    """Build (once per process) the game and one agent per (agent, seat)."""
+    key = json.dumps(asdict(spec), sort_keys=True)
+    if _WORKER.get("key") != key:
+        env = make_raw_env(spec.game, spec.options)
+        _WORKER.clear()
+        _WORKER.update(key=key, env=env, agents={})
+    return _WORKER
+
+
+def _agent(worker: dict, spec: TournamentSpec, a: int, seat: int):
+    cache = worker["agents"]
+    if (a, seat) not in cache:
+        cache[(a, seat)] = build_agent(spec.game, spec.agents[a], worker["env"], seed=0, greedy=spec.greedy)
+    return cache[(a, seat)]
+
+
+def ranks_of(keys: Sequence) -> list[float]:
+    """Place of every seat (1 = first); tied seats share the mean of their places."""
+    return [1 + sum(1 for o in keys if o > k) + 0.5 * (sum(1 for o in keys if o == k) - 1) for k in keys]
+
+
+def play_fixture(spec: TournamentSpec, fx: Fixture) -> dict:
+    """Play one scheduled game; its raw record (JSON data)."""
+    worker = _worker_setup(spec)
+    game = worker["env"].game
+    seats = [_agent(worker, spec, a, s) for s, a in enumerate(fx.seats)]
+    seeds = [agent_seed(spec.seed, fx.index, s) for s in range(len(seats))]
+    state = play_engine_game(game, seats, fx.seed, seeds)
+    res = game.results(state)
+    keys = res.rank_keys if res.rank_keys is not None else res.scores
+    return {
+        "index": fx.index, "cycle": fx.cycle, "lineup": fx.lineup, "rotation": fx.rotation, "deal": fx.deal,
+        "seed": fx.seed, "game": spec.game, "options": spec.options, "seats": [spec.agents[a] for a in fx.seats],
+        "agent_seeds": seeds, "scores": [float(x) for x in res.scores], "winners": [int(w) for w in res.winners],
+        "ranks": ranks_of([_plain(k) for k in keys]), "log": [[int(x) for x in e] for e in state.log],
+    }
+
+
+def _plain(key):
+    """A rank key as a comparable plain value (lists for tuples)."""
+    return list(key) if isinstance(key, (tuple, list)) else float(key)
+
+
+def _play_many(spec: TournamentSpec, fixtures: list[Fixture]) -> list[dict]:
+    return [play_fixture(spec, fx) for fx in fixtures]
+
+
+def replay_record(record: dict):
+    """Replay one raw result line through the engine's decision log; the final state. Raises
+    ValueError when the replay differs (log, or final scores)."""
+    env = make_raw_env(record["game"], record["options"])
+    state = replay_game(env.game, record["seed"], record["log"])
+    scores = [float(x) for x in env.game.results(state).scores]
+    if scores != record["scores"]:
+        raise ValueError(f"replay of game {record.get('index')} scores {scores}, saved {record['scores']}")
+    return state
+
+
+# ----------------------------------------------------------------------------- files and resuming
+
+def read_results(path: Path, spec: TournamentSpec) -> dict[int, dict]:
+    """The complete lines of a results file that belong to ``spec``'s schedule, by game index (a line cut
+    by a kill, or a repeated index, is skipped)."""
+    fixtures = {fx.index: fx for fx in spec.fixtures()}
+    done: dict[int, dict] = {}
+    if not path.exists():
+        return done
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            fx = fixtures.get(rec.get("index")) if isinstance(rec, dict) else None
+            if fx is None or rec.get("seed") != fx.seed or rec.get("seats") != [spec.agents[a] for a in fx.seats]:
+                continue
+            done.setdefault(fx.index, rec)
+    return done
+
+
+def prepare_out(out: Path, spec: TournamentSpec, overwrite: bool = False) -> dict[int, dict]:
+    """Make ``out`` ready: a new folder, or the same tournament's folder (resume: its finished games are
+    returned), or with ``overwrite`` the tournament files there removed. Another tournament's folder
+    is a TournamentError."""
+    meta = out / "tournament.json"
+    if out.exists() and not out.is_dir():
+        raise TournamentError(f"--out {out} is a file, not a folder")
+    if overwrite:
+        for name in OUT_FILES:
+            if (out / name).exists():
+                (out / name).unlink()
+    elif meta.exists():
+        try:
+            saved = json.loads(meta.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError):
+            saved = None
+        if saved != asdict(spec):
+            raise TournamentError(f"{out} holds another tournament ({meta}); give another --out or --overwrite")
+    elif (out / "results.jsonl").exists():
+        raise TournamentError(f"{out} has results.jsonl but no tournament.json; give another --out or --overwrite")
+    out.mkdir(parents=True, exist_ok=True)
+    done = read_results(out / "results.jsonl", spec)
+    # rewrite the file without cut or stray lines, in index order, so appends start on a clean line
+    tmp = out / "results.jsonl.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        for k in sorted(done):
+            f.write(json.dumps(done[k], separators=(",", ":")) + "\n")
+    os.replace(tmp, out / "results.jsonl")
+    meta.write_text(json.dumps(asdict(spec), indent=1) + "\n", encoding="utf-8")
+    return done
+
+
+def run_games(spec: TournamentSpec, done: dict[int, dict] | None = None, workers: int = 1,
+              results_path: Path | None = None, progress: bool = True) -> list[dict]:
+    """Play every scheduled game not in ``done``, over ``workers`` processes, appending each finished
+    record to ``results_path``; all records in game-index order."""
+    done = dict(done or {})
+    todo = [fx for fx in spec.fixtures() if fx.index not in done]
+    chunks = [todo[k:k + spec.num_players] for k in range(0, len(todo), spec.num_players)]  # about one deal each
+    sink = open(results_path, "a", encoding="utf-8") if results_path is not None else None
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(spec.fixtures()), initial=len(done), unit="game", desc=f"{spec.game} tournament",
+                   file=sys.stderr, dynamic_ncols=True)
+
+    def take(records: list[dict]) -> None:
+        for rec in records:
+            done[rec["index"]] = rec
+            if sink is not None:
+                sink.write(json.dumps(rec, separators=(",", ":")) + "\n")
+        if sink is not None:
+            sink.flush()
+        if bar is not None:
+            bar.update(len(records))
+
+    try:
+        if workers <= 1 or len(chunks) <= 1:
+            for chunk in chunks:
+                take(_play_many(spec, chunk))
+        else:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+                for fut in [pool.submit(_play_many, spec, chunk) for chunk in chunks]:
+                    take(fut.result())
+    finally:
+        if sink is not None:
+            sink.close()
+        if bar is not None:
+            bar.close()
+    return [done[k] for k in sorted(done)]
+
+
+# ----------------------------------------------------------------------------- summary
+
+def mean_interval(values: Sequence[float], z: float = 1.96) -> tuple[float, float, float]:
+    """Mean and its normal-approximation 95% interval (the interval is the mean itself for n < 2)."""
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return (float("nan"), float("nan"), float("nan"))
+    m = float(x.mean())
+    if x.size < 2:
+        return (m, m, m)
+    half = z * float(x.std(ddof=1)) / math.sqrt(x.size)
+    return (m, m - half, m + half)
+
+
+@dataclass
+class AgentSummary:
+    """One row of the leaderboard."""
+
+    agent: str
+    games: int = 0
+    wins: float = 0.0
+    win_rate: float = 0.0
+    win_ci: tuple[float, float] = (0.0, 1.0)
+    score: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    margin: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rank: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+    ordinal: float = 0.0
+    seat_games: list[int] = field(default_factory=list)
+
+
+def rate(records: Iterable[dict], agents: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """Plackett-Luce ratings (openskill) from every game in order: agent -> (mu, sigma). An agent in
+    several seats of one game is rated in each and takes the mean of the updates."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {a: model.rating(name=a) for a in agents}
+    for rec in records:
+        seats = rec["seats"]
+        new = model.rate([[ratings[a]] for a in seats], ranks=list(rec["ranks"]))
+        updates: dict[str, list] = {}
+        for a, team in zip(seats, new):
+            updates.setdefault(a, []).append(team[0])
+        for a, rs in updates.items():
+            ratings[a] = model.rating(mu=float(np.mean([r.mu for r in rs])), sigma=float(np.mean([r.sigma for r in rs])),
+                                      name=a)
+    return {a: (float(r.mu), float(r.sigma)) for a, r in ratings.items()}
+
+
+def summarize(records: Sequence[dict], agents: Sequence[str]) -> tuple[list[AgentSummary], np.ndarray]:
+    """The leaderboard (best rating ordinal first) and the head-to-head matrix (row ahead of column)."""
+    records = sorted(records, key=lambda r: r["index"])
+    k = len(agents)
+    idx = {a: i for i, a in enumerate(agents)}
+    per = {a: {"win": [], "score": [], "margin": [], "rank": []} for a in agents}
+    seat_games = {a: [0] * len(records[0]["seats"]) if records else [] for a in agents}
+    ahead = np.zeros((k, k))
+    met = np.zeros((k, k))
+    for rec in records:
+        scores, seats, ranks = rec["scores"], rec["seats"], rec["ranks"]
+        for s, a in enumerate(seats):
+            others = [x for t, x in enumerate(scores) if t != s]
+            per[a]["win"].append(1.0 / len(rec["winners"]) if s in rec["winners"] else 0.0)
+            per[a]["score"].append(scores[s])
+            per[a]["margin"].append(scores[s] - max(others))
+            per[a]["rank"].append(ranks[s])
+            seat_games[a][s] += 1
+            for t, b in enumerate(seats):
+                if b != a:
+                    met[idx[a], idx[b]] += 1
+                    ahead[idx[a], idx[b]] += 1.0 if ranks[s] < ranks[t] else 0.5 if ranks[s] == ranks[t] else 0.0
+    ratings = rate(records, agents)
+    rows = []
+    for a in agents:
+        p = per[a]
+        n, wins = len(p["win"]), float(sum(p["win"]))
+        mu, sigma = ratings[a]
+        rows.append(AgentSummary(a, n, wins, wins / n if n else 0.0, wilson_interval(wins, n), mean_interval(p["score"]),
+                                 mean_interval(p["margin"]), mean_interval(p["rank"]), mu, sigma, mu - 3 * sigma,
+                                 seat_games[a]))
+    rows.sort(key=lambda r: (-r.ordinal, r.agent))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        h2h = np.where(met > 0, ahead / np.maximum(met, 1), np.nan)
+    return rows, h2h
+
+
+def leaderboard_markdown(rows: Sequence[AgentSummary]) -> str:
+    """The leaderboard as a Markdown table."""
+    out = ["| # | agent | seat-games | win rate [95% CI] | mean score [95% CI] | mean margin [95% CI] | "
+           "mean rank [95% CI] | rating mu ± sigma | ordinal |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for i, r in enumerate(rows, 1):
+        out.append(f"| {i} | {r.agent} | {r.games} | {r.win_rate:.1%} [{r.win_ci[0]:.1%}, {r.win_ci[1]:.1%}] | "
+                   f"{r.score[0]:.1f} [{r.score[1]:.1f}, {r.score[2]:.1f}] | "
+                   f"{r.margin[0]:+.1f} [{r.margin[1]:+.1f}, {r.margin[2]:+.1f}] | "
+                   f"{r.rank[0]:.2f} [{r.rank[1]:.2f}, {r.rank[2]:.2f}] | {r.mu:.1f} ± {r.sigma:.1f} | {r.ordinal:.1f} |")
+    return "\n".join(out)
+
+
+def write_outputs(out: Path, spec: TournamentSpec, rows: Sequence[AgentSummary], h2h: np.ndarray,
+                  title: str) -> None:
+    """Leaderboard (Markdown, CSV), head-to-head (CSV, PNG) and summary.json into ``out``."""
+    (out / "leaderboard.md").write_text(f"{title}\n\n{leaderboard_markdown(rows)}\n", encoding="utf-8")
+    with open(out / "leaderboard.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["rank", "agent", "seat_games", "win_rate", "win_lo", "win_hi", "mean_score", "score_lo", "score_hi",
+                    "mean_margin", "margin_lo", "margin_hi", "mean_rank", "rank_lo", "rank_hi", "mu", "sigma",
+                    "ordinal"])
+        for i, r in enumerate(rows, 1):
+            w.writerow([i, r.agent, r.games, *(f"{x:.6g}" for x in (r.win_rate, *r.win_ci, *r.score, *r.margin,
+                                                                      *r.rank, r.mu, r.sigma, r.ordinal))])
+    with open(out / "head_to_head.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["row ahead of column", *spec.agents])
+        for a, line in zip(spec.agents, h2h):
+            w.writerow([a, *("" if np.isnan(x) else f"{x:.6g}" for x in line)])
+    plot_head_to_head(h2h, spec.agents, out / "head_to_head.png", title)
+    summary = {"spec": asdict(spec), "leaderboard": [asdict(r) for r in rows],
+               "head_to_head": [[None if np.isnan(x) else float(x) for x in line] for line in h2h]}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+
+
+def plot_head_to_head(h2h: np.ndarray, agents: Sequence[str], path: Path, title: str = "") -> Path:
+    """A heatmap PNG: cell (row, column) = how often row finished ahead of column at one table."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [Path(a).stem if is_model_path(a) else a for a in agents]
+    k = len(agents)
+    fig, ax = plt.subplots(figsize=(1.6 + 0.9 * k, 1.2 + 0.8 * k), dpi=110)
+    im = ax.imshow(np.ma.masked_invalid(h2h), cmap="RdBu", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(k), labels, rotation=30, ha="right")
+    ax.set_yticks(range(k), labels)
+    for i in range(k):
+        for j in range(k):
+            if not np.isnan(h2h[i, j]):
+                ax.text(j, i, f"{h2h[i, j]:.0%}", ha="center", va="center", fontsize=9,
+                        color="white" if abs(h2h[i, j] - 0.5) > 0.3 else "black")
+    ax.set_xlabel("column agent")
+    ax.set_ylabel("row agent")
+    if title:
+        import textwrap
+
+        ax.set_title("\n".join(textwrap.wrap(title, 48)), fontsize=8)
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="share of tables: row ahead of column")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def title_of(spec: TournamentSpec) -> str:
+    """One line naming the game, options and schedule."""
+    opts = ", ".join(f"{k}={v}" for k, v in spec.options.items() if k != "num_players")
+    return (f"{spec.game}, {spec.num_players} players ({opts}); {spec.games} games, seed {spec.seed}, "
+            f"{'duplicate deals' if spec.duplicate else 'a fresh deal per game'}")
+
+
+def run_tournament(spec: TournamentSpec, out: str | os.PathLike | None = None, workers: int = 1,
+                   progress: bool = False, overwrite: bool = False) -> tuple[list[AgentSummary], np.ndarray, list[dict]]:
+    """Play (or resume, from ``out``) a tournament; leaderboard, head-to-head and the records."""
+    done, path = {}, None
+    if out is not None:
+        out = Path(out)
+        done = prepare_out(out, spec, overwrite)
+        path = out / "results.jsonl"
+    records = run_games(spec, done, workers, path, progress)
+    rows, h2h = summarize(records, spec.agents)
+    if out is not None:
+        write_outputs(out, spec, rows, h2h, title_of(spec))
+    return rows, h2h, records
+
+
+# ----------------------------------------------------------------------------- command line
+
+def parse_option(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` with VALUE read as JSON when it parses (numbers, true/false), else as a string."""
+    if "=" not in text:
+        raise TournamentError(f"--option takes KEY=VALUE; got {text!r}")
+    key, value = text.split("=", 1)
+    try:
+        return key.strip(), json.loads(value)
+    except ValueError:
+        return key.strip(), value
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (see ``gemenvs-tournament --help``)."""
+    p = argparse.ArgumentParser(
+        prog="gemenvs-tournament", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="A balanced tournament between agents of one gemenvs game: leaderboard with 95% intervals, "
+                    "Plackett-Luce ratings, head-to-head heatmap and raw per-game results.",
+        epilog="examples:\n  gemenvs-tournament --game megagem --players 4 --agents random truthful heuristic "
+               "--games 240 --out runs/tournaments/megagem4\n"
+               "  gemenvs-tournament --game gemjam --players 3 --agents random rule --games 60 --workers 2\n")
+    p.add_argument("--game", default="megagem", help="megagem, gem or gemjam (default megagem)")
+    p.add_argument("--players", type=int, default=None, help="seats per game (default: the game's default)")
+    p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
+                   help="baseline names (e.g. random truthful heuristic) and/or model files (.zip, .npz)")
+    p.add_argument("--games", type=int, default=240, help="games, rounded up to whole balanced cycles (default 240)")
+    p.add_argument("--value-chart", default=None, help="MegaGem value chart: A-E or random")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="any other game option")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first deal (default 0)")
+    p.add_argument("--no-duplicate", action="store_true", help="a fresh deal for every game instead of replaying "
+                   "each deal with the seats rotated")
+    p.add_argument("--greedy", action="store_true", help="models play their most likely action (default: sample)")
+    p.add_argument("--workers", type=int, default=1, help="processes playing games (default 1)")
+    p.add_argument("--out", default=None, help="folder for results.jsonl, leaderboard, heatmap (resumes there)")
+    p.add_argument("--overwrite", action="store_true", help="replace another tournament's files in --out")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p.parse_args(argv)
+
+
+def _error(message: str) -> int:
+    print(f"gemenvs-tournament: error: {' '.join(str(message).split())}", file=sys.stderr)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``gemenvs-tournament``; returns the exit status (2 and one line for a user error)."""
+    try:
+        ns = parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+    try:
+        if ns.workers < 1:
+            raise TournamentError(f"--workers must be at least 1; got {ns.workers}")
+        if ns.seed < 0:
+            raise TournamentError(f"--seed must be a non-negative integer; got {ns.seed}")
+        options = dict(parse_option(o) for o in ns.option)
+        if ns.players is not None:
+            options["num_players"] = ns.players
+        if ns.value_chart is not None:
+            if ns.game != "megagem":
+                raise TournamentError(f"--value-chart is a MegaGem option; {ns.game} has no value charts")
+            options["value_chart"] = ns.value_chart
+        spec, size = make_spec(ns.game, ns.agents, ns.games, options, ns.seed, not ns.no_duplicate, ns.greedy)
+        if spec.games != ns.games:
+            print(f"{ns.games} games asked; playing {spec.games} ({spec.games // size} balanced cycles of {size})",
+                  file=sys.stderr)
+        rows, _, _ = run_tournament(spec, ns.out, ns.workers, progress=not ns.no_progress, overwrite=ns.overwrite)
+    except (TournamentError, OSError) as e:
+        return _error(e)
+    print(title_of(spec))
+    print(leaderboard_markdown(rows))
+    if ns.out:
+        print(f"written to {ns.out}: {', '.join(OUT_FILES)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
