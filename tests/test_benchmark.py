@@ -1,0 +1,99 @@
+"""gemenvs-benchmark: frozen definitions, metrics read from the engine state, tables and one-line errors."""
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from gemenvs.agents.match import play_engine_game
+from gemenvs.agents.registry import make_agent
+from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE
+from gemenvs.megagem.env import raw_env as megagem_env
+from gemenvs.training import benchmark as B
+
+
+def test_definitions_are_frozen():
+    """A changed definition must be published as a new version: these digests never change."""
+    assert B.fingerprint(B.BENCHMARKS["megagem-bidding-v1"]) == "f1c6fb9b57de"
+    assert B.fingerprint(B.BENCHMARKS["gem-bidding-v1"]) == "2f02fd5c8228"
+    mg = B.BENCHMARKS["megagem-bidding-v1"]
+    assert len(mg.cells) == 15 and {dict(c)["value_chart"] for c in mg.cells} == set("ABCDE")
+    assert {dict(c)["num_players"] for c in mg.cells} == {3, 4, 5}
+
+
+def test_megagem_metrics_add_up_to_the_score():
+    env = megagem_env(num_players=4, value_chart="C")
+    agents = [make_agent("megagem", name, env, seed=i) for i, name in enumerate(["heuristic", "truthful", "random",
+                                                                                 "heuristic"])]
+    for seed in range(3):
+        state = play_engine_game(env.game, agents, seed)
+        res = env.game.results(state)
+        for seat in range(4):
+            m = B.megagem_metrics(env.game, state, seat)
+            won = [r for r in state.history if r.winner == seat]
+            assert m["lots"] == len(won)
+            assert m["loans"] == len(state.loans[seat]) and m["investments"] == len(state.investments[seat])
+            b = res.breakdown[seat]
+            start = env.game.opts.start_coins
+            # the score is the start coins plus the profit of every lot won plus missions
+            assert m["score"] == pytest.approx(start + m["profit"] + m["missions"]), (seed, seat, b)
+            invest = sum(AUCTION_AMOUNT[r.card] for r in won if AUCTION_TYPE[r.card] == "invest")
+            loans = -sum(r.bids[seat] for r in won if AUCTION_TYPE[r.card] == "loan")
+            assert m["loan_invest_net"] == invest + loans and m["coins_left"] == b["coins"]
+
+
+def test_gem_metrics_follow_the_log():
+    from gemenvs.gem.env import raw_env
+
+    env = raw_env(num_players=3)
+    agents = [make_agent("gem", n, env, seed=i) for i, n in enumerate(["greedy", "random", "greedy"])]
+    state = play_engine_game(env.game, agents, 5)
+    total = 0
+    for seat in range(3):
+        m = B.gem_metrics(env.game, state, seat)
+        assert m["held_cards"] == sum(1 for o in state.owner if o == seat) == m["cards"]
+        assert m["score"] == m["gems"] + m["majorities"] and m["paid"] >= 0
+        total += m["cards"]
+    assert total == sum(1 for o in state.owner if o >= 0)
+
+
+def test_a_quick_run_ranks_the_heuristic_above_random_and_is_reproducible():
+    bench = B.BENCHMARKS["megagem-bidding-v1"]
+    cells = [0, 1, 14]  # chart A with 3 and 4 players, chart E with 5
+    assert [dict(bench.cells[c]) for c in cells] == [{"value_chart": "A", "num_players": 3},
+                                                     {"value_chart": "A", "num_players": 4},
+                                                     {"value_chart": "E", "num_players": 5}]
+    results = B.run_benchmark(bench, ["random", "heuristic"], deals=1, cells=cells)
+    assert len(results["random"]) == 3 + 4 + 5
+    rows = B.summarize(bench, results)
+    overall = {r["policy"]: r for r in rows if r["scope"] == "overall"}
+    assert overall["heuristic"]["win_rate"] > overall["random"]["win_rate"]
+    assert overall["heuristic"]["score"] > overall["random"]["score"]
+    assert {(r["scope"], r["value"]) for r in rows if r["policy"] == "random"} >= {("value_chart", "E"),
+                                                                                   ("num_players", 5)}
+    assert B.run_benchmark(bench, ["random"], deals=1, cells=cells)["random"] == results["random"]
+
+
+def test_cli_prints_and_writes_markdown_and_csv(tmp_path, capsys):
+    assert B.main(["gem", "random", "greedy", "--deals", "1", "--out", str(tmp_path), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "gem-bidding-v1" in printed and "quick" in printed and "| greedy |" in printed
+    text = (tmp_path / "gem-bidding-v1.md").read_text()
+    assert "per player count" in text
+    with open(tmp_path / "gem-bidding-v1.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["policy"] for r in rows} == {"random", "greedy"} and {r["scope"] for r in rows} == {"overall",
+                                                                                                   "num_players"}
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["poker", "random"], "unknown benchmark"),
+    (["bidding", "nobody"], "unknown agent 'nobody'"),
+    (["bidding", "missing/model.zip"], "no policy file"),
+    (["bidding", "random", "--deals", "0"], "--deals"),
+    (["bidding", "random", "random"], "listed twice"),
+])
+def test_bad_input_is_one_line_and_exit_2(argv, words, capsys, tmp_path):
+    assert B.main(argv + ["--out", str(tmp_path), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("gemenvs-benchmark: error: ") and words in err, err

@@ -1,0 +1,397 @@
+"""Fixed, versioned bidding benchmarks: ``gemenvs-benchmark bidding POLICY...`` and ``gemenvs-benchmark gem POLICY...``.
+
+A benchmark is a frozen definition (:data:`BENCHMARKS`): a game, a set of *cells* (options such as
+the value chart and the player count), a number of seeded deals per cell and a *field* of
+reference bidders per player count. Each policy plays every deal of every cell once from every
+seat (the same deal replayed with the seats rotated), the field sitting clockwise after it in a
+fixed order. The numbers of ``megagem-bidding-v1`` therefore mean the same next year: a change to
+the definition is a new version (``-v2``), and :func:`fingerprint` prints a digest of the
+definition next to every table. ``--deals`` plays fewer deals per cell for a quick look; such a
+table is labelled ``quick`` and is not the benchmark's figure.
+
+Every metric is read from the engine's final state (MegaGem's auction history, loans,
+investments, mission owners and coins; GEM's card owners and sides, by replaying the decision
+log through the engine), never from rendered text.
+
+**megagem-bidding-v1** (charts A-E x 3, 4, 5 players, 20 deals per cell, field: heuristic,
+truthful, random, heuristic clockwise after the policy, as many as the seats need). Per policy:
+win rate against the field (a shared win counts 1/winners; Wilson 95% interval) and chance (1/n),
+mean final score (95% interval), mean profit per won lot (value realised at the end minus the
+price: a Treasure's gems at their final chart value; a Loan realises 0 since it is repaid; an
+Investment returns its locked bid plus its amount), overpay rate (won Treasure lots whose price
+exceeded the gems' final value), Loans and Investments won per game and their net effect on the
+score per game (Loans: minus the price; Investments: plus the amount), mission coins per game and
+coins left unspent at the end. Per chart, per player count and overall.
+
+**gem-bidding-v1** (2, 3, 4 players, 40 deals per cell, field: greedy, random, greedy). Per policy:
+win rate and mean points (95% intervals), gem cards won per game, mean price per card won, the
+share of won cards INVESTED at the end (the only ones that score), gems and majority points per
+game.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import multiprocessing as mp
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gemenvs.agents.match import play_engine_game, wilson_interval
+from gemenvs.training.tournament import TournamentError, agent_seed, build_agent, make_raw_env, mean_interval
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A frozen benchmark definition (see the module docstring)."""
+
+    name: str
+    game: str
+    cells: tuple[tuple[tuple[str, object], ...], ...]  # options per cell, as sorted (key, value) pairs
+    deals: int                                         # seeded deals per cell
+    seed: int                                          # deal k of cell c has seed ``seed + 1000 * c + k``
+    field: tuple[tuple[int, tuple[str, ...]], ...]     # players -> reference bidders clockwise after the policy
+    metrics: str                                       # name of the per-game metric reader
+
+
+def _cells(**axes) -> tuple:
+    """Every combination of the option axes, in order (first axis slowest)."""
+    import itertools
+
+    keys = list(axes)
+    return tuple(tuple(zip(keys, combo)) for combo in itertools.product(*axes.values()))
+
+
+_MEGAGEM_FIELD = ("heuristic", "truthful", "random", "heuristic")
+_GEM_FIELD = ("greedy", "random", "greedy")
+
+#: the benchmarks by name; never edit one (publish a new version instead)
+BENCHMARKS: dict[str, Benchmark] = {
+    "megagem-bidding-v1": Benchmark(
+        name="megagem-bidding-v1", game="megagem",
+        cells=_cells(value_chart=("A", "B", "C", "D", "E"), num_players=(3, 4, 5)),
+        deals=20, seed=1_000_000,
+        field=tuple((n, _MEGAGEM_FIELD[:n - 1]) for n in (3, 4, 5)), metrics="megagem"),
+    "gem-bidding-v1": Benchmark(
+        name="gem-bidding-v1", game="gem", cells=_cells(num_players=(2, 3, 4)), deals=40, seed=2_000_000,
+        field=tuple((n, _GEM_FIELD[:n - 1]) for n in (2, 3, 4)), metrics="gem"),
+}
+#: command-line name -> benchmark
+SUITES = {"bidding": "megagem-bidding-v1", "gem": "gem-bidding-v1"}
+
+
+def fingerprint(bench: Benchmark) -> str:
+    """A short digest of the definition (printed with every table, so a figure names what it measured)."""
+    return hashlib.sha256(json.dumps(asdict(bench), sort_keys=True).encode()).hexdigest()[:12]
+
+
+# ----------------------------------------------------------------------------- per-game metrics
+
+def megagem_metrics(game, state, seat: int) -> dict[str, float]:
+    """The policy seat's raw counts of one finished MegaGem game, read from the engine state."""
+    from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE
+    from gemenvs.megagem.rules import gem_value
+
+    res = game.results(state)
+    m = dict(win=1.0 / len(res.winners) if seat in res.winners else 0.0, score=res.scores[seat], lots=0.0,
+             profit=0.0, treasure_lots=0.0, overpays=0.0, loans=0.0, investments=0.0, loan_invest_net=0.0,
+             missions=float(res.breakdown[seat]["missions"]), coins_left=float(state.coins[seat]))
+    for rec in state.history:
+        if rec.winner != seat:
+            continue
+        price, kind, amount = rec.bids[seat], AUCTION_TYPE[rec.card], AUCTION_AMOUNT[rec.card]
+        if kind == "treasure":
+            value = sum(gem_value(state.chart, state.display[c]) for c in rec.gems)
+            m["treasure_lots"] += 1
+            m["overpays"] += price > value
+        elif kind == "loan":
+            value = 0  # the loan's coins are received, then repaid at the end
+            m["loans"] += 1
+            m["loan_invest_net"] += -price
+        else:
+            value = amount + price  # the locked bid comes back with the investment's amount
+            m["investments"] += 1
+            m["loan_invest_net"] += amount
+        m["lots"] += 1
+        m["profit"] += value - price
+    return m
+
+
+def gem_metrics(game, state, seat: int) -> dict[str, float]:
+    """The policy seat's raw counts of one finished GEM game: the engine's final state, and each won
+    card's price (the winning bid when the card is taken), seen by replaying the decision log
+    through the engine's rules transition (``initial_state`` + ``play`` of every logged decision)."""
+    from gemenvs.gem.rules import high_bid
+
+    replay = game.initial_state(state.seed)
+    cards_won, paid = 0.0, 0.0
+    for p, a, _ in state.log:
+        price = (high_bid(replay) or 0) if replay.winner >= 0 else 0
+        before = list(replay.owner)
+        game.play(replay, p, a)
+        taken = sum(1 for o0, o1 in zip(before, replay.owner) if o0 != o1 and o1 == seat)
+        cards_won += taken
+        paid += price * taken
+    if replay.to_dict() != state.to_dict() | {"log": []}:
+        raise ValueError("the replay of the decision log does not reach the final state")
+    res = game.results(state)
+    won = [c for c, o in enumerate(state.owner) if o == seat]
+    b = res.breakdown[seat]
+    return dict(win=1.0 / len(res.winners) if seat in res.winners else 0.0, score=res.scores[seat],
+                cards=cards_won, paid=paid, invested_cards=float(sum(state.invested[c] for c in won)),
+                held_cards=float(len(won)), gems=float(b["gems"]), majorities=float(b["majorities"]))
+
+
+METRICS = {"megagem": megagem_metrics, "gem": gem_metrics}
+
+
+# ----------------------------------------------------------------------------- playing
+
+_WORKER: dict = {}
+
+
+def _play_cell(bench_name: str, policy: str, cell: int, deals: Sequence[int]) -> list[dict]:
+    """Play ``deals`` of ``cell`` with ``policy`` in every seat; one dict of raw counts per game."""
+    bench = BENCHMARKS[bench_name]
+    options = dict(bench.cells[cell])
+    key = (bench_name, policy, cell)
+    if _WORKER.get("key") != key:
+        env = make_raw_env(bench.game, options)
+        n = env.game.num_players
+        field = dict(bench.field)[n]
+        _WORKER.clear()
+        _WORKER.update(key=key, env=env, agents={})
+    env = _WORKER["env"]
+    game, n = env.game, env.game.num_players
+    field = dict(bench.field)[n]
+    reader = METRICS[bench.metrics]
+    out = []
+    for k in deals:
+        seed = bench.seed + 1000 * cell + k
+        for s in range(n):
+            specs = {s: policy, **{(s + 1 + j) % n: f for j, f in enumerate(field)}}
+            agents = []
+            for seat in range(n):
+                cache_key = (specs[seat], seat)
+                if cache_key not in _WORKER["agents"]:
+                    _WORKER["agents"][cache_key] = build_agent(bench.game, specs[seat], env, seed=0)
+                agents.append(_WORKER["agents"][cache_key])
+            gid = (cell * 10_000 + k) * 8 + s
+            state = play_engine_game(game, agents, seed, [agent_seed(bench.seed, gid, t) for t in range(n)])
+            out.append({"cell": cell, "deal": k, "seat": s, **reader(game, state, s)})
+    return out
+
+
+def fits(bench: Benchmark, policy: str, cell: int) -> bool:
+    """Whether ``policy`` can play ``cell`` (a model fits one observation size, so one player count)."""
+    env = make_raw_env(bench.game, dict(bench.cells[cell]))
+    try:
+        build_agent(bench.game, policy, env)
+    except TournamentError as e:
+        if "was it trained on another game or player count" in str(e):
+            return False
+        raise
+    return True
+
+
+def run_benchmark(bench: Benchmark, policies: Sequence[str], deals: int | None = None, workers: int = 1,
+                  progress: bool = False, cells: Sequence[int] | None = None) -> dict[str, list[dict]]:
+    """Play the benchmark (or only ``cells``, for tests) for every policy; policy -> per-game raw counts
+    (in a fixed order)."""
+    deals = bench.deals if deals is None else deals
+    cells = range(len(bench.cells)) if cells is None else cells
+    jobs = []
+    for policy in policies:
+        usable = [c for c in cells if fits(bench, policy, c)]
+        if not usable:
+            raise TournamentError(f"{policy} fits no cell of {bench.name} (wrong game or player count)")
+        for c in usable:
+            jobs.append((policy, c))
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(jobs), unit="cell", desc=bench.name, file=sys.stderr, dynamic_ncols=True)
+    results: dict[tuple, list[dict]] = {}
+    if workers <= 1:
+        for job in jobs:
+            results[job] = _play_cell(bench.name, job[0], job[1], range(deals))
+            if bar is not None:
+                bar.update(1)
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+            futures = {job: pool.submit(_play_cell, bench.name, job[0], job[1], range(deals)) for job in jobs}
+            for job, fut in futures.items():
+                results[job] = fut.result()
+                if bar is not None:
+                    bar.update(1)
+    if bar is not None:
+        bar.close()
+    return {p: [g for (q, c) in jobs if q == p for g in results[(q, c)]] for p in policies}
+
+
+# ----------------------------------------------------------------------------- tables
+
+#: (column, how it is computed) per metrics reader, in table order
+COLUMNS = {
+    "megagem": ["games", "win rate [95% CI]", "chance", "mean score [95% CI]", "profit / won lot", "overpay rate",
+                "loans / game", "investments / game", "loan+invest net / game", "mission coins / game",
+                "coins left"],
+    "gem": ["games", "win rate [95% CI]", "chance", "mean points [95% CI]", "cards won / game", "price / card",
+            "won cards invested", "gems / game", "majority points / game"],
+}
+
+
+def aggregate(metrics: str, games: Sequence[dict], players: Sequence[int]) -> dict[str, float | str]:
+    """One table row from raw per-game counts (``players``: the seat count of each game, for chance)."""
+    n = len(games)
+    col = {k: np.array([g[k] for g in games], dtype=float) for k in games[0] if k not in ("cell", "deal", "seat")}
+    wins = float(col["win"].sum())
+    lo, hi = wilson_interval(wins, n)
+    score = mean_interval(col["score"])
+    row: dict[str, float | str] = {"games": n, "win_rate": wins / n, "win_lo": lo, "win_hi": hi,
+                                   "chance": float(np.mean([1.0 / p for p in players])),
+                                   "score": score[0], "score_lo": score[1], "score_hi": score[2]}
+    if metrics == "megagem":
+        row.update(profit_per_lot=col["profit"].sum() / max(col["lots"].sum(), 1),
+                   overpay_rate=col["overpays"].sum() / max(col["treasure_lots"].sum(), 1),
+                   loans=col["loans"].mean(), investments=col["investments"].mean(),
+                   loan_invest_net=col["loan_invest_net"].mean(), missions=col["missions"].mean(),
+                   coins_left=col["coins_left"].mean())
+    else:
+        row.update(cards=col["cards"].mean(), price_per_card=col["paid"].sum() / max(col["cards"].sum(), 1),
+                   invested_share=col["invested_cards"].sum() / max(col["held_cards"].sum(), 1),
+                   gems=col["gems"].mean(), majorities=col["majorities"].mean())
+    return row
+
+
+def _cells_row(metrics: str, row: dict) -> list[str]:
+    head = [str(row["games"]), f"{row['win_rate']:.1%} [{row['win_lo']:.1%}, {row['win_hi']:.1%}]",
+            f"{row['chance']:.0%}", f"{row['score']:.1f} [{row['score_lo']:.1f}, {row['score_hi']:.1f}]"]
+    if metrics == "megagem":
+        return head + [f"{row['profit_per_lot']:+.1f}", f"{row['overpay_rate']:.0%}", f"{row['loans']:.2f}",
+                       f"{row['investments']:.2f}", f"{row['loan_invest_net']:+.1f}", f"{row['missions']:.1f}",
+                       f"{row['coins_left']:.1f}"]
+    return head + [f"{row['cards']:.2f}", f"{row['price_per_card']:.2f}", f"{row['invested_share']:.0%}",
+                   f"{row['gems']:.1f}", f"{row['majorities']:.1f}"]
+
+
+def summarize(bench: Benchmark, results: dict[str, list[dict]]) -> list[dict]:
+    """Rows for every policy: overall, then per scope value (chart, players): dicts with ``policy``,
+    ``scope`` and ``value`` plus the metrics."""
+    rows = []
+    keys = [k for k, _ in bench.cells[0]]
+    for policy, games in results.items():
+        cell_opts = [dict(bench.cells[g["cell"]]) for g in games]
+        players = [o["num_players"] for o in cell_opts]
+        rows.append({"policy": policy, "scope": "overall", "value": "all", **aggregate(bench.metrics, games, players)})
+        for key in keys:
+            for value in dict.fromkeys(dict(c)[key] for c in bench.cells):
+                sub = [(g, o["num_players"]) for g, o in zip(games, cell_opts) if o[key] == value]
+                if sub:
+                    rows.append({"policy": policy, "scope": key, "value": value,
+                                 **aggregate(bench.metrics, [g for g, _ in sub], [p for _, p in sub])})
+    return rows
+
+
+def title(bench: Benchmark, deals: int) -> str:
+    """The heading line of a table: name, fingerprint, deals per cell, quick or not."""
+    size = (f"{deals} deals per cell" if deals == bench.deals
+            else f"quick: {deals} deals per cell, not the benchmark's {bench.deals}")
+    return f"{bench.name} [{fingerprint(bench)}], {size}, every policy in every seat of every deal"
+
+
+def markdown(bench: Benchmark, rows: Sequence[dict], deals: int) -> str:
+    """Every table (overall, then per option of the cells) as Markdown."""
+    cols = COLUMNS[bench.metrics]
+    out = [f"### {title(bench, deals)}", ""]
+    scopes = list(dict.fromkeys(r["scope"] for r in rows))
+    for scope in scopes:
+        sub = [r for r in rows if r["scope"] == scope]
+        label = "overall" if scope == "overall" else {"value_chart": "per value chart",
+                                                      "num_players": "per player count"}.get(scope, scope)
+        out += [f"**{label}**", ""]
+        first = ["policy"] if scope == "overall" else ["policy", scope]
+        out.append("| " + " | ".join(first + cols) + " |")
+        out.append("|" + "---|" * (len(first) + len(cols)))
+        for r in sub:
+            lead = [r["policy"]] if scope == "overall" else [r["policy"], str(r["value"])]
+            out.append("| " + " | ".join(lead + _cells_row(bench.metrics, r)) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def write_csv(path: Path, rows: Sequence[dict]) -> None:
+    """All rows (long format: policy, scope, value, metrics)."""
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+
+
+# ----------------------------------------------------------------------------- command line
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (see ``gemenvs-benchmark --help``)."""
+    p = argparse.ArgumentParser(
+        prog="gemenvs-benchmark", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Fixed, versioned bidding benchmarks: each POLICY (baseline name or model file) plays seeded "
+                    "deals from every seat against a field of reference bidders.",
+        epilog="benchmarks: bidding = megagem-bidding-v1, gem = gem-bidding-v1\nexamples:\n"
+               "  gemenvs-benchmark bidding random truthful heuristic --workers 2\n"
+               "  gemenvs-benchmark bidding runs/megagem_selfplay/best_model.zip --deals 5\n"
+               "  gemenvs-benchmark gem random greedy\n")
+    p.add_argument("suite", metavar="BENCHMARK", help="bidding (megagem-bidding-v1) or gem (gem-bidding-v1)")
+    p.add_argument("policies", nargs="+", metavar="POLICY", help="baseline names and/or model files (.zip, .npz)")
+    p.add_argument("--deals", type=int, default=None, help="deals per cell for a quick look (default: the benchmark's)")
+    p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    p.add_argument("--out", default=None, help="folder for BENCHMARK.md and BENCHMARK.csv "
+                                               "(default runs/benchmarks/NAME)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``gemenvs-benchmark``; returns the exit status (2 and one line for a user error)."""
+    try:
+        ns = parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+    try:
+        name = SUITES.get(ns.suite, ns.suite)
+        if name not in BENCHMARKS:
+            raise TournamentError(f"unknown benchmark {ns.suite!r}; benchmarks: "
+                                  f"{', '.join(f'{k} ({v})' for k, v in SUITES.items())}")
+        bench = BENCHMARKS[name]
+        if ns.deals is not None and not 1 <= ns.deals <= 1000:
+            raise TournamentError(f"--deals must be in 1..1000; got {ns.deals}")
+        if ns.workers < 1:
+            raise TournamentError(f"--workers must be at least 1; got {ns.workers}")
+        if len(set(ns.policies)) != len(ns.policies):
+            raise TournamentError("a policy is listed twice")
+        deals = bench.deals if ns.deals is None else ns.deals
+        results = run_benchmark(bench, ns.policies, deals, ns.workers, progress=not ns.no_progress)
+        rows = summarize(bench, results)
+        text = markdown(bench, rows, deals)
+        out = Path(ns.out) if ns.out else Path("runs") / "benchmarks" / bench.name
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"{bench.name}.md").write_text(text + "\n", encoding="utf-8")
+        write_csv(out / f"{bench.name}.csv", rows)
+    except (TournamentError, OSError) as e:
+        print(f"gemenvs-benchmark: error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    print(text)
+    print(f"written to {out / (bench.name + '.md')} and {out / (bench.name + '.csv')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
