@@ -248,6 +248,11 @@ class Game(ABC):
         sentences, those ``viewer`` may see (``None``: all); empty for a game without one."""
         return []
 
+    def progress(self, state, player: int) -> float:
+        """How far ``player`` is towards winning, in [0, 1] (default 0.0): a potential for optional
+        reward shaping (:class:`~gemenvs.wrappers.SingleAgentEnv`'s ``shaping``), never part of the rules."""
+        return 0.0
+
     def action_name(self, action: int) -> str:
         """A short human label of an action id (default: its action-spec label, e.g. ``bid[3]``)."""
         return self.action_spec.label(action)

@@ -127,6 +127,10 @@ class GemJam(Game):
                        winners=list(state.winners), extra={"end_reason": state.end_reason},
                        rank_keys=[(won[p], sets[p]) for p in range(n)])
 
+    def progress(self, state: GemJamState, player: int) -> float:
+        """Completed sets in ``player``'s Shrine out of the four that win, capped at 1.0."""
+        return min(rules.complete_sets(state, self.cfg, player), 4) / 4
+
     def observe(self, state: GemJamState, player: int) -> np.ndarray:
         return self.encoder.observe(state, player)
 

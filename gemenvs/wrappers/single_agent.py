@@ -7,6 +7,16 @@ then the opponents again, until the learner is to act or the game ends. The rewa
 learner's last decision (so a lost game returns the learner's negative reward, never the
 winner's; compare PettingZoo issue #1147).
 
+Optional potential-based reward shaping (Ng, Harada and Russell 1999, "Policy invariance under
+reward transformations"): with ``shaping`` w > 0 each learner step also earns
+``w * (shaping_gamma * phi(s') - phi(s))``, where ``phi(s)`` is the game's
+:meth:`~gemenvs.core.engine.Game.progress` of the learner's seat at its decision ``s``, ``s'`` its
+next decision, and ``phi`` is 0 once the game is over. Over an episode the extra rewards add up
+to ``-w * phi(first decision)`` when ``shaping_gamma`` is 1 (0 in a game where nobody starts with
+progress), and for any ``shaping_gamma`` equal to the learner's discount the optimal policy is
+unchanged: shaping only brings credit forward (in Gem Jam, +w/4 the decision after a set is
+completed, -w/4 after one is lost). Off (0.0) by default.
+
 The observation is the learner's flat observation vector; the legal-action mask comes from
 :meth:`SingleAgentEnv.action_masks` (what sb3-contrib's MaskablePPO calls, through
 ``SubprocVecEnv`` too) and from ``info["action_mask"]``. Opponents see only what the AEC
@@ -140,6 +150,8 @@ class SingleAgentEnv(gymnasium.Env):
             the learner (what ``check_env``'s random actions need); ``"raise"`` raises.
         render_mode: ``"ansi"`` or ``"human"`` (the game's text picture, seen by the learner).
         env_fn: build the AEC environment with this instead of ``env_id`` (given the options).
+        shaping: weight w >= 0 of the potential-based shaping reward (see the module docstring); 0: off.
+        shaping_gamma: the discount in [0, 1] of that shaping, which should be the learner's own.
         **options: game and reward options passed to the AEC environment (``num_players``, ``reward``...).
     """
 
@@ -147,9 +159,17 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, env_id: str = "gemenvs/MegaGem-v0", opponents: Any = "random",
                  learner_seat: int | None = None, illegal_action: str = "terminate",
-                 render_mode: str | None = None, env_fn: Callable[..., Any] | None = None, **options):
+                 render_mode: str | None = None, env_fn: Callable[..., Any] | None = None,
+                 shaping: float = 0.0, shaping_gamma: float = 1.0, **options):
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise'; got {illegal_action!r}")
+        for key, value, high in (("shaping", shaping, None), ("shaping_gamma", shaping_gamma, 1.0)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) \
+                    or value < 0 or (high is not None and value > high):
+                rule = "a number >= 0" if high is None else f"a number in [0, {high:g}]"
+                raise ValueError(f"{key} must be {rule}; got {value!r}")
+        self.shaping, self.shaping_gamma = float(shaping), float(shaping_gamma)
+        self._potential = 0.0
         make = env_fn or (lambda **kw: make_aec_env(env_id, **kw))
         self.aec = make(illegal_action=illegal_action, render_mode=render_mode, **options)
         self.raw = self.aec.unwrapped
@@ -196,6 +216,7 @@ class SingleAgentEnv(gymnasium.Env):
                 break
         else:
             raise RuntimeError("100 games in a row ended before the learner's first decision")
+        self._potential = self._progress()
         return self._observation(), {"action_mask": self._mask.copy(), "learner_seat": self.seat}
 
     def step(self, action):
@@ -205,6 +226,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec.step(action)
         reward = float(self.raw.rewards[self.learner])
         reward += self._play_opponents()
+        if self.shaping:
+            potential = 0.0 if self._over else self._progress()
+            reward += self.shaping * (self.shaping_gamma * potential - self._potential)
+            self._potential = potential
         info: dict[str, Any] = {"action_mask": self._mask.copy()}
         if self._over:
             info.update(self._final_info())
@@ -246,6 +271,10 @@ class SingleAgentEnv(gymnasium.Env):
             action = self._seat_agents[name].act(obs["observation"], obs["action_mask"])
             self.aec.step(action)
             reward += float(raw.rewards[self.learner])
+
+    def _progress(self) -> float:
+        """The game's progress of the learner's seat now (the shaping potential; 0.0 when shaping is off)."""
+        return float(self.raw.game.progress(self.raw.game_state, self.seat)) if self.shaping else 0.0
 
     def _observation(self) -> np.ndarray:
         if self._over:
