@@ -48,6 +48,10 @@ class EnvConfig:
     """the learner's terminal reward: win +1/-1, score/100, rank +1..-1, or margin to the best other score /100"""
     learner_seat: int | None = None
     """the learner's seat, or null to draw it uniformly every episode"""
+    shaping: float = 0.0
+    """weight (>= 0) of potential-based reward shaping on the game's progress (Game.progress; Gem Jam:
+    completed sets / 4): each learner step also earns shaping * (ppo.gamma * phi(s') - phi(s)), phi 0 at
+    the end, so the optimal policy is unchanged (Ng et al. 1999); 0: off (see gemenvs.wrappers.SingleAgentEnv)"""
 
 
 @dataclass
@@ -364,7 +368,7 @@ RANGES: dict[str, tuple[float, bool, float | None, bool]] = {
         "pool.window", "eval.games", "eval.final_games", "eval.workers")},
     **{k: (0, True, None, False) for k in (
         "seed", "checkpoint_every", "pool.snapshot_every", "eval.every", "ppo.ent_coef", "ppo.vf_coef",
-        "pool.priority_power")},
+        "pool.priority_power", "env.shaping")},
     "ppo.batch_size": (2, True, None, False),  # SB3 normalises advantages over each minibatch
     "ppo.learning_rate": (0, False, None, False),
     "ppo.clip_range": (0, False, None, False),

@@ -70,12 +70,13 @@ class _EnvFactory:
 
     def __init__(self, cfg: TrainConfig):
         self.env_cfg, self.seat_mix, self.threads = cfg.env, cfg.pool.seat_mix, cfg.torch_threads
+        self.gamma = cfg.ppo.gamma  # the shaping's discount is the learner's own
 
     def __call__(self):
         torch.set_num_threads(self.threads)
         env = SingleAgentEnv(self.env_cfg.id, opponents=PoolOpponents(seat_mix=self.seat_mix),
                              learner_seat=self.env_cfg.learner_seat, reward=self.env_cfg.reward,
-                             **self.env_cfg.options)
+                             shaping=self.env_cfg.shaping, shaping_gamma=self.gamma, **self.env_cfg.options)
         return Monitor(env)
 
 
