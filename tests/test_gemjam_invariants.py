@@ -3,8 +3,8 @@ action for whoever is to act, determinism, JSON round trips, hidden-information 
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
+from itertools import chain
 
 import numpy as np
 import pytest
@@ -15,17 +15,16 @@ from gemenvs.gemjam.rules import S_GEMS, S_GUARD, S_TYPE, is_complete
 
 def zones(g: GemJam, s) -> Counter:
     """Every card of the game, by kind, wherever it is."""
-    c = Counter()
-    for z in (*s.hands, *s.vaults, s.draw, s.discard, s.king, s.resolving, s.transit):
-        c.update(z)
+    cards = [*chain(*s.hands, *s.vaults), *s.draw, *s.discard, *s.king, *s.resolving, *s.transit]
     for shrine in s.shrines:
         for st in shrine:
-            c.update(st[S_GEMS])
-            c[g.manifest.guardian] += st[S_GUARD]
-    c.update(e["k"] for e in s.stack)
+            cards += st[S_GEMS]
+            if st[S_GUARD]:
+                cards.append(g.manifest.guardian)
+    cards += [e["k"] for e in s.stack]
     if s.aside is not None:
-        c.update(s.aside["cards"])
-    return c
+        cards += s.aside["cards"]
+    return Counter(cards)
 
 
 def check(g: GemJam, s, deck: Counter) -> None:
@@ -158,11 +157,70 @@ def test_observations_hide_other_hands_vaults_and_piles():
     assert g.render(t, 0) == g.render(s, 0)
 
 
-@pytest.mark.skipif(not os.environ.get("GEMJAM_SWEEP"), reason="the long sweep: set GEMJAM_SWEEP=2000 to run it")
-def test_sweep_of_many_random_games():
-    games = int(os.environ["GEMJAM_SWEEP"])
-    for players in (2, 3, 4):
-        g = GemJam(num_players=players)
-        deck = Counter(g.cfg.deck)
-        for k in range(games // 3 + 1):
-            random_game(g, 10_000 + k, lambda s: check(g, s, deck))
+#: the sweep: random games per player count (default options), in chunks that xdist spreads
+SWEEP_GAMES, SWEEP_CHUNKS = 2000, 4
+#: the per-turn part of ``GemJam.max_decisions`` (max_rounds x players x 2,000; docs/gemjam.md, "Game length")
+TURN_BOUND = 2000
+
+
+def check_turn_boundary(g: GemJam, s, deck: Counter) -> None:
+    """The cheap invariants, checked where a turn ends: every card in exactly one zone, sets
+    valid, no negative counts, and no mask for a seat that is not to act."""
+    assert zones(g, s) == deck
+    m, size = g.manifest, g.cfg.size
+    for shrine in s.shrines:
+        for st in shrine:
+            gems = st[S_GEMS]
+            assert 0 < len(gems) <= size[st[S_TYPE]]
+            assert not st[S_GUARD] or is_complete(g.cfg, st)
+            assert all(m.is_wild[k] or st[S_TYPE] in m.types[k] for k in gems)
+    assert len(s.draw) == len(s.draw_seen)
+    assert min(s.plays, s.rebirths, s.timer, s.next_set, *map(len, s.hands)) >= 0
+    if not s.over:
+        (p,) = g.to_act(s)
+        assert not any(g.legal_mask(s, q).any() for q in range(g.num_players) if q != p)
+
+
+def sweep_game(g: GemJam, seed: int, deck: Counter) -> tuple[object, int]:
+    """One random game at the engine level (new_state / legal_actions / apply_legal): a legal
+    action for whoever is to act at every decision, the cheap invariants at every turn
+    boundary; returns the final state and the most decisions one turn took."""
+    rng = np.random.default_rng(seed)
+    s = g.new_state(seed)
+    turn, start, longest_turn = (s.round, s.turn), 0, 0
+    while not s.over:
+        (p,) = g.to_act(s)
+        legal = g.legal_actions(s, p)
+        assert legal.size >= 2  # a non-empty mask; single choices are played by the engine
+        g.apply_legal(s, p, int(legal[rng.integers(legal.size)]))
+        if (s.round, s.turn) != turn:
+            longest_turn = max(longest_turn, len(s.log) - start)
+            turn, start = (s.round, s.turn), len(s.log)
+            check_turn_boundary(g, s, deck)
+    longest_turn = max(longest_turn, len(s.log) - start)
+    check(g, s, deck)  # fully at the end
+    return s, longest_turn
+
+
+@pytest.mark.parametrize("chunk", range(SWEEP_CHUNKS))
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_sweep_of_random_games(players, chunk, record_property):
+    """2,000 random games per player count (in chunks): invariants, ends, determinism, length."""
+    g = GemJam(num_players=players)
+    deck = Counter(g.cfg.deck)
+    per_chunk = SWEEP_GAMES // SWEEP_CHUNKS
+    longest, longest_turn, ends = 0, 0, Counter()
+    for k in range(chunk * per_chunk, (chunk + 1) * per_chunk):
+        s, turn_decisions = sweep_game(g, 20_000 + k, deck)
+        assert s.winners and s.end_reason in ("four_sets", "deck_out", "max_rounds")
+        assert g.results(s).winners == s.winners
+        longest, longest_turn = max(longest, len(s.log)), max(longest_turn, turn_decisions)
+        ends[s.end_reason] += 1
+        if k == chunk * per_chunk:  # determinism: the same seed and policy give the same game
+            assert sweep_game(g, 20_000 + k, deck)[0] == s
+    assert longest <= g.max_decisions and longest_turn < TURN_BOUND
+    record_property("longest_game_decisions", longest)
+    record_property("longest_turn_decisions", longest_turn)
+    print(f"Gem Jam {players} players, games {chunk * per_chunk}..{(chunk + 1) * per_chunk - 1}: longest game "
+          f"{longest} decisions (bound {g.max_decisions}), longest turn {longest_turn} (bound {TURN_BOUND}), "
+          f"ends {dict(ends)}")
