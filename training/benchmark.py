@@ -4,7 +4,8 @@ A benchmark is a frozen definition (:data:`BENCHMARKS`): a game, a set of *cells
 the value chart and the player count), a number of seeded deals per cell and a *field* of
 reference bidders per player count. Each policy plays every deal of every cell once from every
 seat (the same deal replayed with the seats rotated), the field sitting clockwise after it in a
-fixed order. The numbers of ``megagem-bidding-v1`` therefore mean the same next year: a change to
+fixed order, reversed in odd deals (so each reference bidder sits as often right after the policy
+as right before it: in GEM, bidding once around, that position matters). The numbers of ``megagem-bidding-v1`` therefore mean the same next year: a change to
 the definition is a new version (``-v2``), and :func:`fingerprint` prints a digest of the
 definition next to every table. ``--deals`` plays fewer deals per cell for a quick look; such a
 table is labelled ``quick`` and is not the benchmark's figure.
@@ -14,7 +15,8 @@ investments, mission owners and coins; GEM's card owners and sides, by replaying
 log through the engine), never from rendered text.
 
 **megagem-bidding-v1** (charts A-E x 3, 4, 5 players, 20 deals per cell, field: heuristic,
-truthful, random, heuristic clockwise after the policy, as many as the seats need). Per policy:
+truthful, random, heuristic clockwise after the policy, as many as the seats need, reversed in odd
+deals). Per policy:
 win rate against the field (a shared win counts 1/winners; Wilson 95% interval) and chance (1/n),
 mean final score (95% interval), mean profit per won lot (value realised at the end minus the
 price: a Treasure's gems at their final chart value; a Loan realises 0 since it is repaid; an
@@ -23,7 +25,8 @@ exceeded the gems' final value), Loans and Investments won per game and their ne
 score per game (Loans: minus the price; Investments: plus the amount), mission coins per game and
 coins left unspent at the end. Per chart, per player count and overall.
 
-**gem-bidding-v1** (2, 3, 4 players, 40 deals per cell, field: greedy, random, greedy). Per policy:
+**gem-bidding-v1** (2, 3, 4 players, 40 deals per cell, field: greedy, random, greedy, reversed in
+odd deals). Per policy:
 win rate and mean points (95% intervals), gem cards won per game, mean price per card won, the
 share of won cards INVESTED at the end (the only ones that score), gems and majority points per
 game.
@@ -58,6 +61,7 @@ class Benchmark:
     seed: int                                          # deal k of cell c has seed ``seed + 1000 * c + k``
     field: tuple[tuple[int, tuple[str, ...]], ...]     # players -> reference bidders clockwise after the policy
     metrics: str                                       # name of the per-game metric reader
+    mirror: bool = True                                # odd deals seat the field in the reverse order
 
 
 def _cells(**axes) -> tuple:
@@ -174,8 +178,9 @@ def _play_cell(bench_name: str, policy: str, cell: int, deals: Sequence[int]) ->
     out = []
     for k in deals:
         seed = bench.seed + 1000 * cell + k
+        order = field[::-1] if bench.mirror and k % 2 else field  # who sits after the policy is balanced
         for s in range(n):
-            specs = {s: policy, **{(s + 1 + j) % n: f for j, f in enumerate(field)}}
+            specs = {s: policy, **{(s + 1 + j) % n: f for j, f in enumerate(order)}}
             agents = []
             for seat in range(n):
                 cache_key = (specs[seat], seat)

@@ -1,0 +1,97 @@
+"""Acceptance benchmark for the Gem Jam baseline: GemJamRuleAgent against RandomAgents.
+
+GemJamRuleAgent plays ``--games`` seeded games against ``players - 1`` RandomAgents at each player
+count of ``--players``, rotating through every seat (``gemenvs.agents.run_match``: game g uses
+seed ``--seed`` + g and puts the rule agent in seat g mod players); a shared win counts as
+1/(number of winners). The script prints the win rate with its 95% Wilson interval, the mean
+margin (own completed sets minus the best other player's) with its 95% interval, and the agent's
+cost per decision. Target (3 players): at least 70% wins; with ``--check`` the exit status is 1
+when the lower Wilson bound misses it.
+
+    python benchmarks/gemjam_agents.py                  # 1,000 games at 2, 3 and 4 players
+    python benchmarks/gemjam_agents.py --games 200 --players 3 --check
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from gemenvs import gemjam_v0
+from gemenvs.agents import RandomAgent, run_match
+from gemenvs.agents.gemjam import GemJamRuleAgent
+
+#: player count -> the least win rate of the rule agent against random players (issue 8)
+TARGETS = {3: 0.70}
+
+
+class _Timed:
+    """Wraps an agent and adds up the CPU time of its decisions."""
+
+    def __init__(self, agent):
+        self.agent, self.seconds, self.decisions = agent, 0.0, 0
+
+    def reset(self, seed=None):
+        self.agent.reset(seed)
+
+    def act(self, observation, action_mask):
+        t = time.thread_time()
+        action = self.agent.act(observation, action_mask)
+        self.seconds += time.thread_time() - t
+        self.decisions += 1
+        return action
+
+
+def _player_counts(text: str) -> list[int]:
+    """Parse ``--players`` ("3" or "2,3,4"); each count must be one Gem Jam supports."""
+    try:
+        counts = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"player counts are integers such as 3 or 2,3,4; got {text!r}") from None
+    bad = [n for n in counts if n not in (2, 3, 4)]
+    if bad:
+        raise argparse.ArgumentTypeError(f"Gem Jam has 2 to 4 players; got {bad}")
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the matches; return the exit status (1 with ``--check`` when a target is missed)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=1000, help="games per player count (default 1000)")
+    ap.add_argument("--players", type=_player_counts, default=[2, 3, 4], help="player counts (default 2,3,4)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the first game (game g uses seed + g)")
+    ap.add_argument("--check", action="store_true", help="exit 1 if a lower 95%% bound misses its target")
+    args = ap.parse_args(argv)
+    if args.games <= 0:
+        ap.error("--games must be positive")
+
+    print(f"Gem Jam: GemJamRuleAgent vs RandomAgents, {args.games} games per player count, "
+          f"seeds {args.seed}..{args.seed + args.games - 1}, rule agent's seat rotated, default options")
+    ok = True
+    for n in args.players:
+        def env_fn(n=n):
+            return gemjam_v0.env(num_players=n)
+
+        env = env_fn()
+        opponents = [RandomAgent.for_env(env, seed=100 + i) for i in range(n - 1)]
+        focal = _Timed(GemJamRuleAgent.for_env(env, seed=1))
+        env.close()
+        t0 = time.perf_counter()
+        res = run_match(env_fn, focal, opponents, args.games, seed=args.seed)
+        wall = time.perf_counter() - t0
+        lo, hi = res.win_ci
+        mlo, mhi = res.margin_ci
+        target = TARGETS.get(n)
+        verdict = ""
+        if target is not None:
+            passed = lo >= target
+            ok &= passed
+            verdict = f"  target >= {target:.0%}: {'PASS' if passed else 'FAIL'} (lower bound {lo:.1%})"
+        print(f"{n} players: rule vs {n - 1} x random  win {res.win_rate:6.1%} ({res.wins:g}/{res.games})  "
+              f"95% CI [{lo:.1%}, {hi:.1%}]  mean margin {res.mean_margin:+.2f} sets [{mlo:+.2f}, {mhi:+.2f}]  "
+              f"{focal.seconds / max(focal.decisions, 1) * 1e6:.0f} us/decision  {wall:.0f}s{verdict}")
+    return 0 if ok or not args.check else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
