@@ -11,21 +11,39 @@ references; every rate is also shown as a ratio to ``texas_holdem_v4``.
     python benchmarks/throughput.py --profile "MegaGem env()"   # cProfile of one entry instead
 
 To add a game, add one line to :data:`ENTRIES`.
+
+Gem Jam game length. After the table, the script plays seeded Gem Jam games at 2, 3 and 4
+players under two policies and prints, per player count, how games end (four sets, deck-out,
+``max_rounds``; draws, i.e. shared wins) and their length in decisions (every logged decision,
+forced ones included, and the agents' own, non-forced ones) and in rounds: uniformly random play
+at the engine level (``--length-games``, default 500 per player count) and every seat played by
+``GemJamRuleAgent`` through ``gemjam_v0.env()`` (``--rule-games``, default 50). ``--write-docs``
+puts that table into ``docs/gemjam.md`` between its ``gemjam-length-table`` markers, with the
+command, date and machine; the docs' figures are measured, so no test checks them for drift.
+
+    python benchmarks/throughput.py --only-lengths --length-games 2000 --rule-games 200 --write-docs
 """
 from __future__ import annotations
 
 import argparse
 import cProfile
+import datetime
 import gc
 import io
 import json
 import os
+import platform
 import pstats
+import re
+import shlex
 import subprocess
 import sys
+import textwrap
 import time
 import tracemalloc
+from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # the peers import pygame
 
@@ -48,6 +66,11 @@ def _gem_env(players: int) -> AECEnv:
     return gem_v0.env(num_players=min(max(players, 2), 4))  # GEM seats 2-4
 
 
+def _gemjam_env(players: int) -> AECEnv:
+    from gemenvs import gemjam_v0
+    return gemjam_v0.env(num_players=min(max(players, 2), 4))  # Gem Jam seats 2-4
+
+
 def _texas_holdem_env(players: int) -> AECEnv:
     from pettingzoo.classic import texas_holdem_v4
     return texas_holdem_v4.env()
@@ -66,6 +89,7 @@ ENTRIES: list[tuple[str, Callable[[int], AECEnv | ParallelEnv]]] = [
     ("MegaGem env()", _megagem_env),
     ("MegaGem parallel_env()", _megagem_parallel_env),
     ("GEM env()", _gem_env),
+    ("Gem Jam env()", _gemjam_env),
     (REFERENCE, _texas_holdem_env),
     ("connect_four_v3 env()", _connect_four_env),
 ]
@@ -240,6 +264,166 @@ def print_table(rows: list[dict], args: argparse.Namespace) -> None:
         print(line(row))
 
 
+# ------------------------------------------------------------------ Gem Jam game length
+
+#: the docs page and the markers around the generated game-length table
+GEMJAM_DOCS = Path(__file__).resolve().parent.parent / "docs" / "gemjam.md"
+LENGTH_BEGIN, LENGTH_END = "<!-- BEGIN gemjam-length-table -->", "<!-- END gemjam-length-table -->"
+#: how a Gem Jam game may end (``Results.extra["end_reason"]``)
+END_REASONS = ("four_sets", "deck_out", "max_rounds")
+
+
+class GameWatch:
+    """Follows one Gem Jam game decision by decision: the longest turn in decisions and the most
+    sets one Shrine held."""
+
+    def __init__(self, state):
+        self.turn, self.start, self.longest_turn, self.most_sets = (state.round, state.turn), 0, 0, 0
+        self.see(state)
+
+    def see(self, state) -> None:
+        """Take note of ``state`` (after a decision, or the final one)."""
+        self.most_sets = max(self.most_sets, *map(len, state.shrines))
+        if (state.round, state.turn) != self.turn or state.over:
+            self.longest_turn = max(self.longest_turn, len(state.log) - self.start)
+            self.turn, self.start = (state.round, state.turn), len(state.log)
+
+
+def gemjam_random_game(game, seed: int):
+    """One Gem Jam game of uniformly random legal play at the engine level: (final state, watch)."""
+    rng = np.random.default_rng(seed)
+    state = game.new_state(seed)
+    watch = GameWatch(state)
+    while not game.is_over(state):
+        (p,) = game.to_act(state)
+        legal = game.legal_actions(state, p)
+        game.apply_legal(state, p, int(legal[rng.integers(legal.size)]))
+        watch.see(state)
+    return state, watch
+
+
+def gemjam_rule_games(players: int, games: int, seed: int):
+    """(final state, watch) of ``games`` Gem Jam games with every seat played by GemJamRuleAgent
+    through ``gemjam_v0.env()``; game g has seed ``seed + g``."""
+    from gemenvs import gemjam_v0
+    from gemenvs.agents.gemjam import GemJamRuleAgent
+
+    env = gemjam_v0.env(num_players=players)
+    agents = [GemJamRuleAgent.for_env(env, seed=i) for i in range(players)]
+    seat = {a: i for i, a in enumerate(env.possible_agents)}
+    for g in range(games):
+        env.reset(seed=seed + g)
+        for i, agent in enumerate(agents):
+            agent.reset(seed=(seed + g) * 1009 + i)
+        watch = GameWatch(env.unwrapped.game_state)
+        for name in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            env.step(agents[seat[name]].act(obs["observation"], obs["action_mask"]))
+            watch.see(env.unwrapped.game_state)
+        yield env.unwrapped.game_state, watch
+    env.close()
+
+
+def length_stats(games) -> dict:
+    """End mix and length (decisions, agent decisions, rounds, longest turn, most sets in one
+    Shrine) of finished Gem Jam games given as (state, watch)."""
+    ends, draws, decisions, agent_decisions, rounds, turns, sets = Counter(), 0, [], [], [], [], []
+    for s, watch in games:
+        ends[s.end_reason] += 1
+        draws += len(s.winners) > 1
+        decisions.append(len(s.log))
+        agent_decisions.append(sum(1 for _p, _a, forced in s.log if not forced))
+        rounds.append(s.round)
+        turns.append(watch.longest_turn)
+        sets.append(watch.most_sets)
+    return {"games": len(decisions), "ends": ends, "draws": draws, "decisions": decisions,
+            "agent_decisions": agent_decisions, "rounds": rounds, "longest_turn": max(turns), "most_sets": max(sets)}
+
+
+def gemjam_lengths(args: argparse.Namespace) -> list[dict]:
+    """One row per (policy, player count): random play, then all seats GemJamRuleAgent."""
+    from gemenvs.gemjam import GemJam
+
+    rows = []
+    for policy, games in (("random", args.length_games), ("rule", args.rule_games)):
+        for players in (2, 3, 4):
+            if games <= 0:
+                continue
+            if policy == "random":
+                game = GemJam(num_players=players)
+                states = (gemjam_random_game(game, args.seed + g) for g in range(games))
+            else:
+                states = gemjam_rule_games(players, games, args.seed)
+            rows.append({"policy": policy, "players": players, **length_stats(states)})
+    return rows
+
+
+_POLICY_TEXT = {"random": "random", "rule": "all `GemJamRuleAgent`"}
+
+
+def length_table(rows: list[dict]) -> str:
+    """The Gem Jam game-length rows as a markdown table."""
+    out = ["| players | policy | games | four sets | deck-out | `max_rounds` | draws | decisions, mean / max "
+           "| agent decisions, mean / max | rounds, mean / max | longest turn | most sets in one Shrine |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        def mean_max(xs):
+            return f"{np.mean(xs):.0f} / {max(xs)}"
+        out.append(f"| {r['players']} | {_POLICY_TEXT[r['policy']]} | {r['games']} | "
+                   + " | ".join(str(r["ends"][e]) for e in END_REASONS)
+                   + f" | {r['draws']} | {mean_max(r['decisions'])} | {mean_max(r['agent_decisions'])} | "
+                     f"{mean_max(r['rounds'])} | {r['longest_turn']} | {r['most_sets']} |")
+    return "\n".join(out)
+
+
+def _machine() -> str:
+    """The CPU model and count, Python and numpy versions, and the engine's commit."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    try:
+        root = Path(__file__).resolve().parent.parent
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                                check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "gemenvs"], cwd=root, capture_output=True,
+                               text=True, check=True).stdout.strip()
+        commit = f"commit {commit}" + (" with uncommitted changes in gemenvs/" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        commit = "commit unknown"
+    return f"{cpu} ({os.cpu_count()} CPUs), Python {sys.version.split()[0]}, numpy {np.__version__}, {commit}"
+
+
+def length_block(rows: list[dict], argv: list[str]) -> str:
+    """The generated docs block: how it was made, then the table."""
+    command = " ".join(["python benchmarks/throughput.py", *map(shlex.quote, argv)])
+    about = textwrap.fill(
+            f"Generated by `{command}` on {datetime.date.today().isoformat()}, {_machine()}. Random: "
+            f"uniform over the legal actions at the engine level; rule: every seat `GemJamRuleAgent` through "
+            f"`gemjam_v0.env()`; game g of each row has seed `--seed` + g. Default options "
+            f"(`max_rounds` = 100). \"Decisions\" counts every logged decision, forced ones included; \"agent "
+            f"decisions\" only those an agent took; \"draws\" are games won jointly by several players; \"longest "
+            f"turn\" in decisions, all forced ones included.", width=100, break_on_hyphens=False,
+            break_long_words=False)
+    return f"{LENGTH_BEGIN}\n{about}\n\n{length_table(rows)}\n{LENGTH_END}"
+
+
+def write_length_docs(rows: list[dict], argv: list[str], path: Path = GEMJAM_DOCS) -> None:
+    """Replace the block between the ``gemjam-length-table`` markers of ``path``."""
+    text = path.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(LENGTH_BEGIN) + ".*?" + re.escape(LENGTH_END), re.S)
+    if len(pattern.findall(text)) != 1:
+        raise SystemExit(f"{path} needs exactly one {LENGTH_BEGIN} ... {LENGTH_END} block")
+    block = length_block(rows, argv)
+    path.write_text(pattern.sub(lambda _m: block, text), encoding="utf-8")
+    print(f"wrote the game-length table into {path}")
+
+
 def profile(label: str, args: argparse.Namespace) -> None:
     """cProfile one entry's random play for ``--seconds`` and print the top functions."""
     construct = dict(ENTRIES).get(label)
@@ -268,10 +452,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--instances", type=int, default=100, 
                         help="live instances for the memory figures (default 100)")
     parser.add_argument("--profile", metavar="LABEL", help="cProfile this entry instead of printing the table")
+    parser.add_argument("--length-games", type=int, default=500,
+                        help="Gem Jam games of random play per player count for the length table (default 500; 0: none)")
+    parser.add_argument("--rule-games", type=int, default=50,
+                        help="Gem Jam games of GemJamRuleAgent play per player count (default 50; 0: none)")
+    parser.add_argument("--only-lengths", action="store_true", help="only the Gem Jam length table, no throughput")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="write the Gem Jam length table into docs/gemjam.md (between its markers)")
     parser.add_argument("--memory-of", metavar="LABEL", help=argparse.SUPPRESS)  # the memory subprocess
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.instances <= 0 or args.rounds <= 0:
         parser.error("--seconds, --rounds and --instances must be positive")
+    if args.length_games < 0 or args.rule_games < 0:
+        parser.error("--length-games and --rule-games must be 0 or more")
+    if args.write_docs and not (args.length_games or args.rule_games):
+        parser.error("--write-docs needs Gem Jam games (--length-games or --rule-games above 0)")
     if args.memory_of:
         construct = dict(ENTRIES)[args.memory_of]
         print(json.dumps(memory_per_instance(lambda: construct(args.players), args.seed, args.instances)))
@@ -279,7 +475,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.profile:
         profile(args.profile, args)
         return
-    print_table(run(args), args)
+    if not args.only_lengths:
+        print_table(run(args), args)
+    if args.length_games or args.rule_games:
+        t0 = time.perf_counter()
+        rows = gemjam_lengths(args)
+        print(f"\nGem Jam game length and end (seed {args.seed}, {time.perf_counter() - t0:.0f} s):")
+        print(length_table(rows))
+        if args.write_docs:
+            write_length_docs(rows, argv)
 
 
 if __name__ == "__main__":
