@@ -160,11 +160,11 @@ METRICS = {"megagem": megagem_metrics, "gem": gem_metrics}
 _WORKER: dict = {}
 
 
-def _play_cell(bench_name: str, policy: str, cell: int, deals: Sequence[int]) -> list[dict]:
+def _play_cell(bench_name: str, policy: str, cell: int, deals: Sequence[int], greedy: bool = False) -> list[dict]:
     """Play ``deals`` of ``cell`` with ``policy`` in every seat; one dict of raw counts per game."""
     bench = BENCHMARKS[bench_name]
     options = dict(bench.cells[cell])
-    key = (bench_name, policy, cell)
+    key = (bench_name, policy, cell, greedy)
     if _WORKER.get("key") != key:
         env = make_raw_env(bench.game, options)
         n = env.game.num_players
@@ -185,7 +185,7 @@ def _play_cell(bench_name: str, policy: str, cell: int, deals: Sequence[int]) ->
             for seat in range(n):
                 cache_key = (specs[seat], seat)
                 if cache_key not in _WORKER["agents"]:
-                    _WORKER["agents"][cache_key] = build_agent(bench.game, specs[seat], env, seed=0)
+                    _WORKER["agents"][cache_key] = build_agent(bench.game, specs[seat], env, seed=0, greedy=greedy)
                 agents.append(_WORKER["agents"][cache_key])
             gid = (cell * 10_000 + k) * 8 + s
             state = play_engine_game(game, agents, seed, [agent_seed(bench.seed, gid, t) for t in range(n)])
@@ -206,9 +206,10 @@ def fits(bench: Benchmark, policy: str, cell: int) -> bool:
 
 
 def run_benchmark(bench: Benchmark, policies: Sequence[str], deals: int | None = None, workers: int = 1,
-                  progress: bool = False, cells: Sequence[int] | None = None) -> dict[str, list[dict]]:
+                  progress: bool = False, cells: Sequence[int] | None = None,
+                  greedy: bool = False) -> dict[str, list[dict]]:
     """Play the benchmark (or only ``cells``, for tests) for every policy; policy -> per-game raw counts
-    (in a fixed order)."""
+    (in a fixed order). Model files sample their actions, or play the most likely one with ``greedy``."""
     deals = bench.deals if deals is None else deals
     cells = range(len(bench.cells)) if cells is None else cells
     jobs = []
@@ -226,12 +227,12 @@ def run_benchmark(bench: Benchmark, policies: Sequence[str], deals: int | None =
     results: dict[tuple, list[dict]] = {}
     if workers <= 1:
         for job in jobs:
-            results[job] = _play_cell(bench.name, job[0], job[1], range(deals))
+            results[job] = _play_cell(bench.name, job[0], job[1], range(deals), greedy)
             if bar is not None:
                 bar.update(1)
     else:
         with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
-            futures = {job: pool.submit(_play_cell, bench.name, job[0], job[1], range(deals)) for job in jobs}
+            futures = {job: pool.submit(_play_cell, bench.name, job[0], job[1], range(deals), greedy) for job in jobs}
             for job, fut in futures.items():
                 results[job] = fut.result()
                 if bar is not None:
@@ -358,6 +359,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("policies", nargs="+", metavar="POLICY", help="baseline names and/or model files (.zip, .npz)")
     p.add_argument("--deals", type=int, default=None, help="deals per cell for a quick look (default: the benchmark's)")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    p.add_argument("--greedy", action="store_true", help="model files play their most likely action (default: sample)")
     p.add_argument("--out", default=None, help="folder for BENCHMARK.md and BENCHMARK.csv "
                                                "(default runs/benchmarks/NAME)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -383,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(set(ns.policies)) != len(ns.policies):
             raise TournamentError("a policy is listed twice")
         deals = bench.deals if ns.deals is None else ns.deals
-        results = run_benchmark(bench, ns.policies, deals, ns.workers, progress=not ns.no_progress)
+        results = run_benchmark(bench, ns.policies, deals, ns.workers, progress=not ns.no_progress, greedy=ns.greedy)
         rows = summarize(bench, results)
         text = markdown(bench, rows, deals)
         out = Path(ns.out) if ns.out else Path("runs") / "benchmarks" / bench.name
