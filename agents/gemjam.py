@@ -55,7 +55,10 @@ class GemJamRuleAgent(BaseAgent):
 
     def _sets(self, d: dict, rel: int) -> list[tuple[int, int, bool]]:
         """(type, gems, complete) of each set of the player ``rel`` seats to the left."""
-        out = []
+        memo = d.setdefault("_sets", {})  # read once per decision, not once per scored action
+        if rel in memo:
+            return memo[rel]
+        out = memo[rel] = []
         for row in d["shrines"][rel]:
             if row[:self.T].any():
                 t = int(np.argmax(row[:self.T]))
