@@ -97,3 +97,23 @@ def test_bad_input_is_one_line_and_exit_2(argv, words, capsys, tmp_path):
     assert B.main(argv + ["--out", str(tmp_path), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("gemenvs-benchmark: error: ") and words in err, err
+
+
+def test_exploitability_config_is_checked_and_a_tiny_run_reports_the_figure(tmp_path):
+    import yaml
+
+    cfg = B.load_exploit_config()
+    assert cfg["name"] == "exploitability-v1" and cfg["total_timesteps"] == 100_000
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({**cfg, "extra": 1}))
+    with pytest.raises(B.TournamentError, match="exactly the keys"):
+        B.load_exploit_config(bad)
+    bad.write_text(yaml.safe_dump({**cfg, "eval_games": 0}))
+    with pytest.raises(B.TournamentError, match="eval_games"):
+        B.load_exploit_config(bad)
+    tiny = {**cfg, "options": {"num_players": 3, "value_chart": "A"}, "total_timesteps": 64, "n_envs": 1,
+            "eval_games": 3, "ppo": {**cfg["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}}
+    row = B.exploitability("random", tiny)
+    assert row["games"] == 3 and row["chance"] == pytest.approx(1 / 3) and row["timesteps"] >= 64
+    assert row["exploitability"] == pytest.approx(row["win_rate"] - 1 / 3)
+    assert "| random |" in B.exploit_markdown([row])

@@ -343,6 +343,129 @@ def write_csv(path: Path, rows: Sequence[dict]) -> None:
             w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
 
 
+# ----------------------------------------------------------------------------- approximate exploitability
+
+#: the keys of an exploitability config (configs/benchmark/exploitability-v1.yaml) and of its ``ppo`` block
+EXPLOIT_KEYS = {"name", "env_id", "options", "reward", "total_timesteps", "n_envs", "seed", "eval_games", "eval_seed",
+                "ppo"}
+PPO_KEYS = {"learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef",
+            "net_arch"}
+DEFAULT_EXPLOIT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "benchmark" / "exploitability-v1.yaml"
+
+
+def load_exploit_config(path: str | Path | None = None) -> dict:
+    """An exploitability config (YAML) with its keys checked; a bad file is a TournamentError."""
+    import yaml
+
+    path = Path(path) if path is not None else DEFAULT_EXPLOIT_CONFIG
+    try:
+        cfg = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise TournamentError(f"cannot read exploitability config {path}: {' '.join(str(e).split())}") from None
+    if not isinstance(cfg, dict) or set(cfg) != EXPLOIT_KEYS or not isinstance(cfg.get("ppo"), dict) \
+            or set(cfg["ppo"]) != PPO_KEYS:
+        raise TournamentError(f"{path}: an exploitability config has exactly the keys {sorted(EXPLOIT_KEYS)} "
+                              f"and ppo keys {sorted(PPO_KEYS)}")
+    for key in ("total_timesteps", "n_envs", "eval_games"):
+        if isinstance(cfg[key], bool) or not isinstance(cfg[key], int) or cfg[key] < 1:
+            raise TournamentError(f"{path}: {key} must be a positive integer; got {cfg[key]!r}")
+    return cfg
+
+
+def exploitability(policy: str, cfg: dict, greedy: bool = False) -> dict:
+    """Train a MaskablePPO best response against copies of ``policy`` (``cfg``'s fixed budget), then its win
+    rate over ``eval_games`` games against them (seat rotated, most likely action) and that minus chance."""
+    import time
+
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    from gemenvs.agents.match import run_match
+    from gemenvs.agents.policy import PolicyAgent
+    from gemenvs.training.selfplay import MasksFromInfos
+    from gemenvs.wrappers.single_agent import make_aec_env
+
+    probe = make_aec_env(cfg["env_id"], **cfg["options"])
+    game = probe.unwrapped.game.name
+    n = len(probe.possible_agents)
+    build_agent(game, policy, probe.unwrapped)  # a bad name or file fails before training
+    fns = [_BestResponseEnv(cfg, policy, greedy) for _ in range(cfg["n_envs"])]
+    venv = MasksFromInfos(SubprocVecEnv(fns, start_method="spawn") if cfg["n_envs"] > 1 else DummyVecEnv(fns))
+    p = cfg["ppo"]
+    torch.manual_seed(cfg["seed"])
+    model = MaskablePPO("MlpPolicy", venv, learning_rate=p["learning_rate"], n_steps=p["n_steps"],
+                        batch_size=p["batch_size"], n_epochs=p["n_epochs"], gamma=p["gamma"],
+                        gae_lambda=p["gae_lambda"], clip_range=p["clip_range"], ent_coef=p["ent_coef"],
+                        policy_kwargs={"net_arch": {"pi": list(p["net_arch"]), "vf": list(p["net_arch"])}},
+                        seed=cfg["seed"], device="cpu", verbose=0)
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=cfg["total_timesteps"])
+    seconds = time.perf_counter() - t0
+    venv.close()
+    responder = PolicyAgent.from_sb3(model, deterministic=True)
+    opponents = [build_agent(game, policy, probe.unwrapped, seed=cfg["eval_seed"] + i, greedy=greedy)
+                 for i in range(n - 1)]
+    res = run_match(lambda: make_aec_env(cfg["env_id"], **cfg["options"]), responder, opponents,
+                    cfg["eval_games"], seed=cfg["eval_seed"])
+    lo, hi = res.win_ci
+    return {"policy": policy, "config": cfg["name"], "timesteps": int(model.num_timesteps),
+            "train_seconds": seconds, "games": res.games, "win_rate": res.win_rate, "win_lo": lo, "win_hi": hi,
+            "chance": 1.0 / n, "exploitability": res.win_rate - 1.0 / n, "mean_margin": res.mean_margin}
+
+
+class _BestResponseEnv:
+    """Builds one learner environment against copies of the fixed policy (picklable for SubprocVecEnv)."""
+
+    def __init__(self, cfg: dict, policy: str, greedy: bool):
+        self.cfg, self.policy, self.greedy = cfg, policy, greedy
+
+    def __call__(self):
+        import torch
+        from stable_baselines3.common.monitor import Monitor
+
+        from gemenvs.wrappers.single_agent import SingleAgentEnv, make_aec_env
+
+        torch.set_num_threads(1)
+        probe = make_aec_env(self.cfg["env_id"], **self.cfg["options"])
+        game, n = probe.unwrapped.game.name, len(probe.possible_agents)
+        opponents = [build_agent(game, self.policy, probe.unwrapped, seed=k, greedy=self.greedy) for k in range(n - 1)]
+        return Monitor(SingleAgentEnv(self.cfg["env_id"], opponents=opponents, reward=self.cfg["reward"],
+                                      **self.cfg["options"]))
+
+
+def exploit_markdown(rows: Sequence[dict]) -> str:
+    """The exploitability figures as a Markdown table."""
+    out = ["| policy | config | best-response steps | eval games | best-response win rate [95% CI] | chance | "
+           "exploitability (win rate - chance) | best-response mean margin |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['policy']} | {r['config']} | {r['timesteps']:,} | {r['games']} | {r['win_rate']:.1%} "
+                   f"[{r['win_lo']:.1%}, {r['win_hi']:.1%}] | {r['chance']:.0%} | {r['exploitability']:+.1%} | "
+                   f"{r['mean_margin']:+.1f} |")
+    return "\n".join(out)
+
+
+def exploit_main(ns: argparse.Namespace) -> int:
+    """``gemenvs-benchmark exploit POLICY... [--config FILE]``."""
+    cfg = load_exploit_config(ns.config)
+    if ns.timesteps is not None:
+        if ns.timesteps < 1:
+            raise TournamentError(f"--timesteps must be positive; got {ns.timesteps}")
+        cfg["total_timesteps"] = ns.timesteps
+        cfg["name"] += f" (quick: {ns.timesteps} steps)"
+    if ns.deals is not None:
+        cfg["eval_games"] = ns.deals
+    rows = [exploitability(policy, cfg, ns.greedy) for policy in ns.policies]
+    text = exploit_markdown(rows)
+    out = Path(ns.out) if ns.out else Path("runs") / "benchmarks" / "exploitability"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "exploitability.md").write_text(text + "\n", encoding="utf-8")
+    write_csv(out / "exploitability.csv", rows)
+    print(text)
+    print(f"written to {out / 'exploitability.md'} and {out / 'exploitability.csv'}")
+    return 0
+
+
 # ----------------------------------------------------------------------------- command line
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -351,17 +474,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         prog="gemenvs-benchmark", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Fixed, versioned bidding benchmarks: each POLICY (baseline name or model file) plays seeded "
                     "deals from every seat against a field of reference bidders.",
-        epilog="benchmarks: bidding = megagem-bidding-v1, gem = gem-bidding-v1\nexamples:\n"
+        epilog="benchmarks: bidding = megagem-bidding-v1, gem = gem-bidding-v1, exploit = approximate exploitability "
+               "(configs/benchmark/exploitability-v1.yaml; --deals sets its evaluation games)\nexamples:\n"
                "  gemenvs-benchmark bidding random truthful heuristic --workers 2\n"
                "  gemenvs-benchmark bidding runs/megagem_selfplay/best_model.zip --deals 5\n"
-               "  gemenvs-benchmark gem random greedy\n")
-    p.add_argument("suite", metavar="BENCHMARK", help="bidding (megagem-bidding-v1) or gem (gem-bidding-v1)")
+               "  gemenvs-benchmark gem random greedy\n"
+               "  gemenvs-benchmark exploit heuristic\n")
+    p.add_argument("suite", metavar="BENCHMARK", help="bidding (megagem-bidding-v1), gem (gem-bidding-v1) or exploit "
+                                                      "(approximate exploitability)")
     p.add_argument("policies", nargs="+", metavar="POLICY", help="baseline names and/or model files (.zip, .npz)")
     p.add_argument("--deals", type=int, default=None, help="deals per cell for a quick look (default: the benchmark's)")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     p.add_argument("--greedy", action="store_true", help="model files play their most likely action (default: sample)")
     p.add_argument("--out", default=None, help="folder for BENCHMARK.md and BENCHMARK.csv "
                                                "(default runs/benchmarks/NAME)")
+    p.add_argument("--config", default=None, help="exploit: the config (default "
+                                                  "configs/benchmark/exploitability-v1.yaml)")
+    p.add_argument("--timesteps", type=int, default=None, help="exploit: a smaller training budget for a quick look")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p.parse_args(argv)
 
@@ -373,6 +502,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:
         return int(e.code or 0)
     try:
+        if ns.suite == "exploit":
+            if ns.deals is not None and ns.deals < 1:
+                raise TournamentError(f"--deals (evaluation games for exploit) must be positive; got {ns.deals}")
+            return exploit_main(ns)
         name = SUITES.get(ns.suite, ns.suite)
         if name not in BENCHMARKS:
             raise TournamentError(f"unknown benchmark {ns.suite!r}; benchmarks: "
