@@ -1,14 +1,16 @@
-"""Fixed, versioned bidding benchmarks: ``gemenvs-benchmark bidding POLICY...`` and ``gemenvs-benchmark gem POLICY...``.
+"""Fixed, versioned bidding benchmarks (``gemenvs-benchmark bidding|gem POLICY...``) and an approximate
+exploitability figure (``gemenvs-benchmark exploit POLICY...``, see :func:`exploitability`).
 
 A benchmark is a frozen definition (:data:`BENCHMARKS`): a game, a set of *cells* (options such as
 the value chart and the player count), a number of seeded deals per cell and a *field* of
 reference bidders per player count. Each policy plays every deal of every cell once from every
 seat (the same deal replayed with the seats rotated), the field sitting clockwise after it in a
 fixed order, reversed in odd deals (so each reference bidder sits as often right after the policy
-as right before it: in GEM, bidding once around, that position matters). The numbers of ``megagem-bidding-v1`` therefore mean the same next year: a change to
-the definition is a new version (``-v2``), and :func:`fingerprint` prints a digest of the
-definition next to every table. ``--deals`` plays fewer deals per cell for a quick look; such a
-table is labelled ``quick`` and is not the benchmark's figure.
+as right before it: in GEM, bidding once around, that position matters). The numbers of
+``megagem-bidding-v1`` therefore mean the same next year: a change to the definition is a new
+version (``-v2``), and :func:`fingerprint` prints a digest of the definition next to every table.
+``--deals`` plays fewer deals per cell for a quick look; such a table is labelled ``quick`` and is
+not the benchmark's figure.
 
 Every metric is read from the engine's final state (MegaGem's auction history, loans,
 investments, mission owners and coins; GEM's card owners and sides, by replaying the decision

@@ -422,8 +422,8 @@ def rate(records: Iterable[dict], agents: Sequence[str]) -> dict[str, tuple[floa
         for a, team in zip(seats, new):
             updates.setdefault(a, []).append(team[0])
         for a, rs in updates.items():
-            ratings[a] = model.rating(mu=float(np.mean([r.mu for r in rs])), sigma=float(np.mean([r.sigma for r in rs])),
-                                      name=a)
+            ratings[a] = model.rating(mu=float(np.mean([r.mu for r in rs])),
+                                      sigma=float(np.mean([r.sigma for r in rs])), name=a)
     return {a: (float(r.mu), float(r.sigma)) for a, r in ratings.items()}
 
 
@@ -455,9 +455,9 @@ def summarize(records: Sequence[dict], agents: Sequence[str]) -> tuple[list[Agen
         p = per[a]
         n, wins = len(p["win"]), float(sum(p["win"]))
         mu, sigma = ratings[a]
-        rows.append(AgentSummary(a, n, wins, wins / n if n else 0.0, wilson_interval(wins, n), mean_interval(p["score"]),
-                                 mean_interval(p["margin"]), mean_interval(p["rank"]), mu, sigma, mu - 3 * sigma,
-                                 seat_games[a]))
+        rows.append(AgentSummary(a, n, wins, wins / n if n else 0.0, wilson_interval(wins, n),
+                                 mean_interval(p["score"]), mean_interval(p["margin"]), mean_interval(p["rank"]),
+                                 mu, sigma, mu - 3 * sigma, seat_games[a]))
     rows.sort(key=lambda r: (-r.ordinal, r.agent))
     with np.errstate(invalid="ignore", divide="ignore"):
         h2h = np.where(met > 0, ahead / np.maximum(met, 1), np.nan)
@@ -473,7 +473,8 @@ def leaderboard_markdown(rows: Sequence[AgentSummary]) -> str:
         out.append(f"| {i} | {r.agent} | {r.games} | {r.win_rate:.1%} [{r.win_ci[0]:.1%}, {r.win_ci[1]:.1%}] | "
                    f"{r.score[0]:.1f} [{r.score[1]:.1f}, {r.score[2]:.1f}] | "
                    f"{r.margin[0]:+.1f} [{r.margin[1]:+.1f}, {r.margin[2]:+.1f}] | "
-                   f"{r.rank[0]:.2f} [{r.rank[1]:.2f}, {r.rank[2]:.2f}] | {r.mu:.1f} ± {r.sigma:.1f} | {r.ordinal:.1f} |")
+                   f"{r.rank[0]:.2f} [{r.rank[1]:.2f}, {r.rank[2]:.2f}] | {r.mu:.1f} ± {r.sigma:.1f} | "
+                   f"{r.ordinal:.1f} |")
     return "\n".join(out)
 
 
@@ -538,8 +539,8 @@ def title_of(spec: TournamentSpec) -> str:
             f"{'duplicate deals' if spec.duplicate else 'a fresh deal per game'}")
 
 
-def run_tournament(spec: TournamentSpec, out: str | os.PathLike | None = None, workers: int = 1,
-                   progress: bool = False, overwrite: bool = False) -> tuple[list[AgentSummary], np.ndarray, list[dict]]:
+def run_tournament(spec: TournamentSpec, out: str | os.PathLike | None = None, workers: int = 1, progress: bool = False,
+                   overwrite: bool = False) -> tuple[list[AgentSummary], np.ndarray, list[dict]]:
     """Play (or resume, from ``out``) a tournament; leaderboard, head-to-head and the records."""
     done, path = {}, None
     if out is not None:
