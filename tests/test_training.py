@@ -363,3 +363,20 @@ def test_tiny_run_checkpoints_resumes_and_plays(tmp_path):
         others = [RandomAgent.for_env(env, seed=k) for k in range(3)]
         final = play_game(env, [agent] + others, seed=5)
         assert set(final) == set(env.possible_agents) and "winners" in final["player_0"]
+
+
+def test_max_train_minutes_stops_a_run_early(tmp_path):
+    from gemenvs.training.selfplay import find_checkpoint, train
+
+    with pytest.raises(ConfigError, match="max_train_minutes must be greater than 0 or null; got 0.0"):
+        load_config(DEFAULT_CONFIG, ["max_train_minutes=0"])
+    overrides = [
+        f"run_root={tmp_path}", "name=timed", "total_timesteps=1000000", "max_train_minutes=0.0001", "n_envs=1",
+        "checkpoint_every=0", "progress_bar=false", "ppo.n_steps=64", "ppo.batch_size=64", "ppo.net_arch=[8]",
+        "pool.baselines=[random]", "pool.snapshot_every=0", "eval.every=0", "eval.opponents=[random]",
+        "eval.final_games=4", "eval.workers=1",
+    ]
+    run = train(load_config(DEFAULT_CONFIG, overrides))
+    steps = int(find_checkpoint(run).name.removeprefix("step_"))
+    assert 1 <= steps < 64, "stopped within the first rollout"
+    assert (run / "results.json").exists() and (run / "final_model.zip").exists()

@@ -147,6 +147,9 @@ class TrainConfig:
     """seed (>= 0) of the model, the environments and the evaluation games"""
     total_timesteps: int = 500_000
     """learner decisions to train for (summed over environments)"""
+    max_train_minutes: float | None = None
+    """stop training earlier, at the first step past this much wall time (periodic evaluations included;
+    counted per run segment, so a resumed run gets it afresh), or null for no limit (> 0)"""
     n_envs: int = 4
     """parallel environments (SubprocVecEnv processes; 1 runs in-process)"""
     checkpoint_every: int = 100_000
@@ -371,6 +374,7 @@ RANGES: dict[str, tuple[float, bool, float | None, bool]] = {
         "pool.priority_power", "env.shaping")},
     "ppo.batch_size": (2, True, None, False),  # SB3 normalises advantages over each minibatch
     "ppo.learning_rate": (0, False, None, False),
+    "max_train_minutes": (0, False, None, False),
     "ppo.clip_range": (0, False, None, False),
     "ppo.max_grad_norm": (0, False, None, False),
     "ppo.target_kl": (0, False, None, False),

@@ -228,6 +228,10 @@ class SelfPlayCallback(BaseCallback):
                 self.recent.append(info["win_share"])
         if self.bar is not None:
             self.bar.update(self.training_env.num_envs)
+        limit = self.trainer.cfg.max_train_minutes
+        if limit is not None and time.time() - self.start_time > 60 * limit:
+            self._write(f"step {self.num_timesteps}: max_train_minutes ({limit:g}) reached, stopping")
+            return False
         return True
 
     def _on_rollout_end(self) -> None:

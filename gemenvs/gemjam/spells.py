@@ -353,6 +353,8 @@ def eye_see(state, cfg, e):
     cards = [hand[i] for i in idx]
     for k in cards:
         hand_remove(state, q, k, public=False)
+        if k in state.seen_hand[c][q]:
+            state.seen_hand[c][q].remove(k)  # now seen aside; it is known again there if it goes back
     state.aside = {"p": c, "from": q, "cards": cards}
     event(state, "shown", q, cards, to=c)
     ask(state, cfg, c, "eye_see", build_aside_choice(state, cfg, c, {"pass": len(cards) == 1}),
@@ -422,13 +424,13 @@ BUILD["lucky_draw"] = build_aside_choice
 @finish("lucky_draw")
 def _finish_lucky_draw(state, cfg, p, pre, ctx):
     k = pre[0] - cfg.CARD
-    cards = list(state.aside["cards"])
+    cards = state.aside["cards"]
     state.aside = None
-    cards.remove(k)
-    discard_card(state, k)
-    event(state, "discard", p, k)
     for x in cards:
         insort(state.hands[p], x)
+    hand_remove(state, p, k)  # public: whoever knew this card in p's hand (put under the pile) no longer does
+    discard_card(state, k)
+    event(state, "discard", p, k)
     for q in reversed(_opponents(state, p)):
         state.tasks.append(["yes_draw", q, "lucky_draw"])
 
