@@ -1,0 +1,120 @@
+"""Training on Gem Jam: the single-learner view hands the learner every decision of its seat (in
+Gem Jam many come outside its own turn: reactions, payments, placing what it receives), the
+optional potential-based reward shaping, the shipped config, and a tiny end-to-end run."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("yaml")
+
+from gemenvs.agents import play_game  # noqa: E402
+from gemenvs.agents.gemjam import GemJamRuleAgent  # noqa: E402
+from gemenvs.agents.policy import PolicyAgent  # noqa: E402
+from gemenvs.gemjam.encode import DECISIONS  # noqa: E402
+from gemenvs.gemjam_v0 import env as gemjam_env  # noqa: E402
+from gemenvs.training.config import ConfigError, load_config  # noqa: E402
+from gemenvs.wrappers.single_agent import SingleAgentEnv  # noqa: E402
+
+ENV_ID = "gemenvs/GemJam-v0"
+CONFIG = Path(__file__).resolve().parents[1] / "configs" / "gemjam" / "selfplay.yaml"
+
+
+def random_episode(env: SingleAgentEnv, seed: int, on_decision=None) -> list[float]:
+    """One episode of uniformly random learner actions (seeded); ``on_decision(env)`` before each."""
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    rewards = []
+    while True:
+        if on_decision is not None:
+            on_decision(env)
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        rewards.append(reward)
+        if terminated or truncated:
+            return rewards
+
+
+def test_learner_gets_every_decision_of_its_seat_in_and_out_of_its_turn():
+    env = SingleAgentEnv(ENV_ID, opponents="random", learner_seat=1, num_players=3)
+    kinds_off_turn: set[str] = set()
+    for seed in range(3):
+        seen = []
+
+        def record(e):
+            state = e.raw.game_state
+            assert state.decision["p"] == e.seat
+            seen.append((state.turn, state.decision["why"]))
+
+        random_episode(env, seed, record)
+        state = env.raw.game_state
+        own = [entry for entry in state.log if entry[0] == env.seat and not entry[2]]
+        assert len(seen) == len(own), "every non-forced decision of the learner's seat went to the learner, in order"
+        kinds_off_turn |= {why for turn, why in seen if turn != env.seat}
+    assert kinds_off_turn <= set(DECISIONS)
+    # reactions, payments and placing received gems are the learner's too, in others' turns
+    assert {"react", "pay"} & kinds_off_turn, kinds_off_turn
+
+
+def _complete_sets_potential(env: SingleAgentEnv) -> float:
+    return env.raw.game.progress(env.raw.game_state, env.seat)
+
+
+@pytest.mark.parametrize("gamma", [1.0, 0.9])
+def test_potential_based_shaping(gamma):
+    plain = SingleAgentEnv(ENV_ID, opponents="random", learner_seat=0, num_players=3)
+    w = 0.5
+    shaped = SingleAgentEnv(ENV_ID, opponents="random", learner_seat=0, num_players=3, shaping=w, shaping_gamma=gamma)
+    for seed in (0, 3):
+        phis: list[float] = []
+        base = random_episode(plain, seed)
+        extra = random_episode(shaped, seed, lambda e: phis.append(_complete_sets_potential(e)))
+        assert len(base) == len(extra) == len(phis), "shaping does not change the game"
+        phis.append(0.0)  # the potential is 0 once the game is over
+        expected = [r + w * (gamma * phis[t + 1] - phis[t]) for t, r in enumerate(base)]
+        assert np.allclose(extra, expected)
+        assert max(phis) > 0, "some set was completed"
+        if gamma == 1.0:  # the shaping telescopes: the episode's return is unchanged
+            assert sum(extra) == pytest.approx(sum(base) - w * phis[0])
+
+
+def test_progress_defaults_to_zero_and_shaping_is_checked():
+    from gemenvs.megagem_v0 import env as megagem_env
+
+    game = megagem_env().unwrapped.game
+    assert game.progress(game.new_state(0), 0) == 0.0
+    with pytest.raises(ValueError, match="shaping must be a number >= 0; got -1"):
+        SingleAgentEnv(ENV_ID, shaping=-1)
+    with pytest.raises(ValueError, match=r"shaping_gamma must be a number in \[0, 1\]; got 1.5"):
+        SingleAgentEnv(ENV_ID, shaping=1.0, shaping_gamma=1.5)
+    with pytest.raises(ConfigError, match="env.shaping must be at least 0; got -0.5"):
+        load_config(CONFIG, ["env.shaping=-0.5"])
+
+
+def test_shipped_gemjam_config():
+    cfg = load_config(CONFIG)
+    assert cfg.env.id == ENV_ID and cfg.env.options == {"num_players": 3} and cfg.name == "gemjam_selfplay"
+    assert cfg.pool.baselines == ["random", "rule"] and cfg.eval.opponents == ["random", "rule"]
+    assert cfg.eval.final_games == 1000
+
+
+def test_tiny_gemjam_run_saves_a_checkpoint_that_plays_a_legal_game(tmp_path):
+    from gemenvs.training.selfplay import find_checkpoint, train
+
+    overrides = [
+        f"run_root={tmp_path}", "name=tiny", "seed=2", "total_timesteps=2048", "n_envs=1", "checkpoint_every=0",
+        "progress_bar=false", "ppo.n_steps=512", "ppo.batch_size=256", "ppo.n_epochs=1", "ppo.net_arch=[32]",
+        "pool.baselines=[random]", "pool.snapshot_every=1024", "eval.every=0", "eval.opponents=[random]",
+        "eval.best_by=mean", "eval.final_games=3", "eval.workers=1",
+    ]
+    run = train(load_config(CONFIG, overrides))
+    ckpt = find_checkpoint(run)
+    assert ckpt.name.startswith("step_") and (ckpt / "model.zip").exists() and (run / "results.json").exists()
+    assert "snapshot_1024" in (ckpt / "pool.json").read_text()
+    agent = PolicyAgent.load(ckpt / "model.zip", deterministic=False, seed=0)
+    env = gemjam_env(num_players=3)  # illegal_action="raise": an illegal move would fail the test
+    others = [GemJamRuleAgent.for_env(env, seed=k) for k in range(2)]
+    final = play_game(env, [agent] + others, seed=7)
+    assert set(final) == set(env.possible_agents) and "winners" in final["player_0"]
