@@ -528,10 +528,11 @@ def _task_pay(state, cfg, t):
         event(state, "forgiven", payer, left)
         return
     if total <= left:
-        # everything eligible goes anyway: the engine hands it over in a fixed order (Vault,
-        # then each set, its Guardian first), which changes nothing but the order of arrival
-        transfer(state, cfg, payer, recv, left, cands[0])
-        return
+        # everything eligible goes anyway: one card at a time in a fixed order (Vault, then each
+        # set, its Guardian first), which changes nothing but the order of arrival; still asked as
+        # a (forced) decision, so that the log does not tell others that the payer's remaining
+        # Vault cards are worthless (S-141)
+        cands = cands[:1]
     ask(state, cfg, payer, "pay", cands, {"r": recv, "left": left})
 
 
