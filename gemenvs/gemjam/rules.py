@@ -397,9 +397,12 @@ def vault_remove(state: GemJamState, p: int, kind: int, public: bool = True) -> 
 
 
 def to_king(state: GemJamState, kinds) -> None:
-    """Cards shuffled face down into the King's Vault (it has no order, S-151)."""
+    """Destroyed or forfeited gems shuffled face down into the King's Vault (it has no order,
+    S-151); every player saw which gems went there, so each knows them there (S-128)."""
     for k in kinds:
         insort(state.king, k)
+        for q in range(state.n):
+            insort(state.seen_vault[q][state.n], k)
 
 
 def discard_card(state: GemJamState, kind: int) -> None:
