@@ -181,7 +181,10 @@ class GemJam(Game):
         slots.append(("king", n, kept, len(s.king)))
         draw_free = [i for i, bits in enumerate(s.draw_seen) if not bits >> o & 1]
         pool.extend(s.draw[i] for i in draw_free)
-        if s.aside is not None and s.aside["p"] != o:
+        # cards set aside for another seat are unknown, unless they came from the observer's own
+        # hand or Vault (the victim of Eye See! or Basilisk knows which of its cards they are)
+        redraw_aside = s.aside is not None and o not in (s.aside["p"], s.aside["from"])
+        if redraw_aside:
             pool.extend(s.aside["cards"])
         order = rng.permutation(len(pool))
         pool = [pool[int(i)] for i in order]
@@ -197,7 +200,7 @@ class GemJam(Game):
         for i in draw_free:
             s.draw[i] = pool.pop()
             s.draw_seen[i] = 0  # a redrawn card is nobody's knowledge
-        if s.aside is not None and s.aside["p"] != o:
+        if redraw_aside:
             s.aside["cards"] = [pool.pop() for _ in s.aside["cards"]]
         # other seats' knowledge is theirs, not the observer's: keep only what is still true
         for q in range(n):
