@@ -50,7 +50,7 @@ class EnvConfig:
     """the learner's seat, or null to draw it uniformly every episode"""
     shaping: float = 0.0
     """weight (>= 0) of potential-based reward shaping on the game's progress (Game.progress; Gem Jam:
-    completed sets / 4): each learner step also earns shaping * (ppo.gamma * phi(s') - phi(s)), phi 0 at
+    completed sets and the fill of the sets under way, / 4): each learner step also earns shaping * (ppo.gamma * phi(s') - phi(s)), phi 0 at
     the end, so the optimal policy is unchanged (Ng et al. 1999); 0: off (see gemenvs.wrappers.SingleAgentEnv)"""
 
 

@@ -14,8 +14,9 @@ reward transformations"): with ``shaping`` w > 0 each learner step also earns
 next decision, and ``phi`` is 0 once the game is over. Over an episode the extra rewards add up
 to ``-w * phi(first decision)`` when ``shaping_gamma`` is 1 (0 in a game where nobody starts with
 progress), and for any ``shaping_gamma`` equal to the learner's discount the optimal policy is
-unchanged: shaping only brings credit forward (in Gem Jam, +w/4 the decision after a set is
-completed, -w/4 after one is lost). Off (0.0) by default.
+unchanged: shaping only brings credit forward (in Gem Jam, a share of w/4 for each gem added
+towards a set, the rest of w/4 when the set completes, as much back when gems or sets are lost).
+Off (0.0) by default.
 
 The observation is the learner's flat observation vector; the legal-action mask comes from
 :meth:`SingleAgentEnv.action_masks` (what sb3-contrib's MaskablePPO calls, through
