@@ -18,8 +18,8 @@ players under two policies and prints, per player count, how games end (four set
 forced ones included, and the agents' own, non-forced ones) and in rounds: uniformly random play
 at the engine level (``--length-games``, default 500 per player count) and every seat played by
 ``GemJamRuleAgent`` through ``gemjam_v0.env()`` (``--rule-games``, default 50). ``--write-docs``
-puts that table into ``docs/gemjam.md`` between its ``gemjam-length-table`` markers, with the
-command, date and machine; the docs' figures are measured, so no test checks them for drift.
+puts that table into ``docs/gemjam.md`` between its ``MEASURED BEGIN/END gemjam-length-table``
+markers, with the command, date and machine; the figures are measured, so no test checks them.
 
     python benchmarks/throughput.py --only-lengths --length-games 2000 --rule-games 200 --write-docs
 """
@@ -266,9 +266,11 @@ def print_table(rows: list[dict], args: argparse.Namespace) -> None:
 
 # ------------------------------------------------------------------ Gem Jam game length
 
-#: the docs page and the markers around the generated game-length table
+#: the docs page and the markers around the measured game-length table (not ``<!-- BEGIN name -->``:
+#: those blocks belong to docs/gen_tables.py, which derives them and checks them for drift)
 GEMJAM_DOCS = Path(__file__).resolve().parent.parent / "docs" / "gemjam.md"
-LENGTH_BEGIN, LENGTH_END = "<!-- BEGIN gemjam-length-table -->", "<!-- END gemjam-length-table -->"
+LENGTH_BEGIN = "<!-- MEASURED BEGIN gemjam-length-table (benchmarks/throughput.py --write-docs) -->"
+LENGTH_END = "<!-- MEASURED END gemjam-length-table -->"
 #: how a Gem Jam game may end (``Results.extra["end_reason"]``)
 END_REASONS = ("four_sets", "deck_out", "max_rounds")
 
@@ -459,7 +461,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="Gem Jam games of GemJamRuleAgent play per player count (default 50; 0: none)")
     parser.add_argument("--only-lengths", action="store_true", help="only the Gem Jam length table, no throughput")
     parser.add_argument("--write-docs", action="store_true",
-                        help="write the Gem Jam length table into docs/gemjam.md (between its markers)")
+                        help="write the Gem Jam length table into docs/gemjam.md (between its MEASURED markers)")
     parser.add_argument("--memory-of", metavar="LABEL", help=argparse.SUPPRESS)  # the memory subprocess
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
