@@ -56,51 +56,58 @@ def render_text(state, cfg: Config, viewer: int | None = None) -> str:
     return "\n".join(lines)
 
 
+#: event kind -> its sentence, from (cfg, the event's items after the kind, card names, gem type
+#: names, a player's or the King's Vault's name); built once, not per event
+_EVENT_TEXTS = {
+    "turn": lambda cfg, a, names, types, pl: f"round {a[1]}: player_{a[0]}'s turn",
+    "cast": lambda cfg, a, names, types, pl: f"player_{a[0]} casts {names[a[1]]}"
+    + (f" at {pl(a[2])}" if a[2] >= 0 else "") + (f" ({types[a[3]]})" if a[3] >= 0 else ""),
+    "resolve": lambda cfg, a, names, types, pl: f"{names[a[1]]} of player_{a[0]} resolves",
+    "cancelled": lambda cfg, a, names, types, pl: f"{names[a[1]]} of player_{a[0]} is cancelled",
+    "fail": lambda cfg, a, names, types, pl: f"{names[a[1]]} of player_{a[0]} fails (no valid target)",
+    "recast": lambda cfg, a, names, types, pl: f"player_{a[0]} recasts {names[a[1]]}"
+    + (f" at {pl(a[2])}" if a[2] >= 0 else ""),
+    "jam": lambda cfg, a, names, types, pl: f"player_{a[0]}'s {types[a[1]]} Gem Jam demands {a[2]} gold",
+    "paid": lambda cfg, a, names, types, pl: f"player_{a[0]} pays player_{a[1]} with {names[a[2]]}",
+    "forgiven": lambda cfg, a, names, types, pl: f"player_{a[0]} cannot pay; {a[1]} gold forgiven",
+    "discard": lambda cfg, a, names, types, pl: f"player_{a[0]} discards {names[a[1]]}",
+    "draws": lambda cfg, a, names, types, pl: f"player_{a[0]} draws {a[1]}",
+    "gem": lambda cfg, a, names, types, pl: f"player_{a[0]} places {names[a[1]]} as {types[a[2]]}",
+    "bank": lambda cfg, a, names, types, pl: f"player_{a[0]} banks a card",
+    "bottom": lambda cfg, a, names, types, pl: f"player_{a[0]} puts a card under the Draw Pile",
+    "move": lambda cfg, a, names, types, pl: f"player_{a[0]} moves {names[a[1]]} (as {types[a[2]]})",
+    "swap": lambda cfg, a, names, types, pl: f"player_{a[0]} swaps {names[a[1]]} and {names[a[2]]}",
+    "forfeit": lambda cfg, a, names, types, pl: f"player_{a[0]} forfeits {_cards(cfg, a[1])} to the King's Vault",
+    "guard": lambda cfg, a, names, types, pl: f"player_{a[0]} guards a set",
+    "returned": lambda cfg, a, names, types, pl: f"player_{a[0]} returns {names[a[1]]} to hand",
+    "reanimate": lambda cfg, a, names, types, pl: f"player_{a[0]} takes {names[a[1]]} from the Discard Pile",
+    "rebirth": lambda cfg, a, names, types, pl: f"player_{a[0]} takes {names[a[1]]} at random from the Discard Pile",
+    "recycle": lambda cfg, a, names, types, pl: f"the Discard Pile ({a[0]} cards) becomes the Draw Pile",
+    "timer": lambda cfg, a, names, types, pl:
+    f"player_{a[0]} applies the timer penalty: player_{a[1]} discards {names[a[2]]}",
+    "timer_declined": lambda cfg, a, names, types, pl: f"player_{a[0]} declines the timer penalty on player_{a[1]}",
+    "shown": lambda cfg, a, names, types, pl: f"you see {_cards(cfg, a[1])} from {pl(a[0])}",
+    "shown_vault": lambda cfg, a, names, types, pl: f"you see {pl(a[0])}'s Vault: {_cards(cfg, a[1])}",
+    "eye_see": lambda cfg, a, names, types, pl: f"player_{a[0]}'s Eye See! on player_{a[1]} is done",
+    "eye_see_keep": lambda cfg, a, names, types, pl: f"player_{a[0]} keeps {names[a[2]]} from player_{a[1]}'s hand",
+    "goblin": lambda cfg, a, names, types, pl: f"player_{a[0]} takes a card from {pl(a[1])}",
+    "goblin_took": lambda cfg, a, names, types, pl: f"player_{a[0]} took {names[a[2]]} from your Vault",
+    "basilisk": lambda cfg, a, names, types, pl: f"player_{a[0]} splits its Basilisk cards",
+    "basilisk_took": lambda cfg, a, names, types, pl: f"player_{a[0]} took {_cards(cfg, a[2])} from your Vault",
+    "siren": lambda cfg, a, names, types, pl: f"Siren's Call: player_{a[0]} names player_{a[1]}",
+    "siren_loser": lambda cfg, a, names, types, pl: f"Siren's Call losing penalty: player_{a[0]}",
+    "end": lambda cfg, a, names, types, pl: f"game over ({a[0]}); winner(s): {', '.join(f'player_{w}' for w in a[1])}",
+}
+
+
 def event_text(cfg: Config, ev: list) -> str:
     """One game-log event as a sentence."""
-    names, types = cfg.m.names, cfg.m.type_names
     kind, a = ev[1], ev[2:]
+    fn = _EVENT_TEXTS.get(kind)
+    if fn is None:
+        return f"{kind} {a}"
 
     def pl(q):
         return "the King's Vault" if q == cfg.n else f"player_{q}"
 
-    texts = {
-        "turn": lambda: f"round {a[1]}: player_{a[0]}'s turn",
-        "cast": lambda: f"player_{a[0]} casts {names[a[1]]}" + (f" at {pl(a[2])}" if a[2] >= 0 else "")
-        + (f" ({types[a[3]]})" if a[3] >= 0 else ""),
-        "resolve": lambda: f"{names[a[1]]} of player_{a[0]} resolves",
-        "cancelled": lambda: f"{names[a[1]]} of player_{a[0]} is cancelled",
-        "fail": lambda: f"{names[a[1]]} of player_{a[0]} fails (no valid target)",
-        "recast": lambda: f"player_{a[0]} recasts {names[a[1]]}" + (f" at {pl(a[2])}" if a[2] >= 0 else ""),
-        "jam": lambda: f"player_{a[0]}'s {types[a[1]]} Gem Jam demands {a[2]} gold",
-        "paid": lambda: f"player_{a[0]} pays player_{a[1]} with {names[a[2]]}",
-        "forgiven": lambda: f"player_{a[0]} cannot pay; {a[1]} gold forgiven",
-        "discard": lambda: f"player_{a[0]} discards {names[a[1]]}",
-        "draws": lambda: f"player_{a[0]} draws {a[1]}",
-        "gem": lambda: f"player_{a[0]} places {names[a[1]]} as {types[a[2]]}",
-        "bank": lambda: f"player_{a[0]} banks a card",
-        "bottom": lambda: f"player_{a[0]} puts a card under the Draw Pile",
-        "move": lambda: f"player_{a[0]} moves {names[a[1]]} (as {types[a[2]]})",
-        "swap": lambda: f"player_{a[0]} swaps {names[a[1]]} and {names[a[2]]}",
-        "forfeit": lambda: f"player_{a[0]} forfeits {_cards(cfg, a[1])} to the King's Vault",
-        "guard": lambda: f"player_{a[0]} guards a set",
-        "returned": lambda: f"player_{a[0]} returns {names[a[1]]} to hand",
-        "reanimate": lambda: f"player_{a[0]} takes {names[a[1]]} from the Discard Pile",
-        "rebirth": lambda: f"player_{a[0]} takes {names[a[1]]} at random from the Discard Pile",
-        "recycle": lambda: f"the Discard Pile ({a[0]} cards) becomes the Draw Pile",
-        "timer": lambda: f"player_{a[0]} applies the timer penalty: player_{a[1]} discards {names[a[2]]}",
-        "timer_declined": lambda: f"player_{a[0]} declines the timer penalty on player_{a[1]}",
-        "shown": lambda: f"you see {_cards(cfg, a[1])} from {pl(a[0])}",
-        "shown_vault": lambda: f"you see {pl(a[0])}'s Vault: {_cards(cfg, a[1])}",
-        "eye_see": lambda: f"player_{a[0]}'s Eye See! on player_{a[1]} is done",
-        "eye_see_keep": lambda: f"player_{a[0]} keeps {names[a[2]]} from player_{a[1]}'s hand",
-        "goblin": lambda: f"player_{a[0]} takes a card from {pl(a[1])}",
-        "goblin_took": lambda: f"player_{a[0]} took {names[a[2]]} from your Vault",
-        "basilisk": lambda: f"player_{a[0]} splits its Basilisk cards",
-        "basilisk_took": lambda: f"player_{a[0]} took {_cards(cfg, a[2])} from your Vault",
-        "siren": lambda: f"Siren's Call: player_{a[0]} names player_{a[1]}",
-        "siren_loser": lambda: f"Siren's Call losing penalty: player_{a[0]}",
-        "end": lambda: f"game over ({a[0]}); winner(s): {', '.join(f'player_{w}' for w in a[1])}",
-    }
-    fn = texts.get(kind)
-    return fn() if fn else f"{kind} {a}"
+    return fn(cfg, a, cfg.m.names, cfg.m.type_names, pl)
