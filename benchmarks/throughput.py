@@ -4,7 +4,8 @@ Every environment is played by the same loop with the same seeds: at each decisi
 builds the acting agent's observation and mask (``env.last()`` for AEC environments, the dict
 returned by ``step`` for Parallel ones) and samples an action uniformly among the legal ones.
 PettingZoo's own ``texas_holdem_v4`` and ``connect_four_v3`` run in the same process as
-references; every rate is also shown as a ratio to ``texas_holdem_v4``.
+references; every rate is also shown as a ratio to ``texas_holdem_v4`` (Gem Jam's target: at least
+1x, issue 8).
 
     python benchmarks/throughput.py                    # ~5 s per environment, 4 MegaGem players
     python benchmarks/throughput.py --seconds 2 --players 5
@@ -256,7 +257,7 @@ def print_table(rows: list[dict], args: argparse.Namespace) -> None:
         return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
 
     print(f"Random masked play, seed {args.seed}, ~{args.seconds:g} s per environment in {args.rounds} turns, "
-          f"MegaGem players {args.players}, "
+          f"players of the gemenvs games {args.players} (GEM and Gem Jam at most 4), "
           f"Python {sys.version.split()[0]}, numpy {np.__version__}")
     print(line(table[0]))
     print("  ".join("-" * w for w in widths))
