@@ -243,10 +243,15 @@ class Game(ABC):
         """How many events the game's narrative log holds (0 for a game without one)."""
         return 0
 
-    def game_log(self, state, viewer: int | None, start: int = 0) -> list[str]:
-        """Events from index ``start`` of the game's narrative log (spells, payments, ...) as
-        sentences, those ``viewer`` may see (``None``: all); empty for a game without one."""
+    def game_log_entries(self, state, start: int = 0) -> list[tuple[int, str]]:
+        """``(audience, sentence)`` of each event of the game's narrative log (spells, payments,
+        ...) from index ``start``: audience -1 when every seat may see it, else the one seat that
+        may; empty for a game without a narrative log."""
         return []
+
+    def game_log(self, state, viewer: int | None, start: int = 0) -> list[str]:
+        """The narrative log's sentences from index ``start`` that ``viewer`` may see (None: all)."""
+        return [text for who, text in self.game_log_entries(state, start) if viewer is None or who in (-1, viewer)]
 
     def progress(self, state, player: int) -> float:
         """How far ``player`` is towards winning, in [0, 1] (default 0.0): a potential for optional

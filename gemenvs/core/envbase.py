@@ -100,7 +100,8 @@ class GameEnvBase:
         if size <= seen:
             return None
         self._log_seen = size
-        return {a: self.game.game_log(self.game_state, i, start=seen) for i, a in enumerate(self.possible_agents)}
+        entries = self.game.game_log_entries(self.game_state, seen)
+        return {a: [text for who, text in entries if who in (-1, i)] for i, a in enumerate(self.possible_agents)}
 
     def game_log(self, agent: str | None = None) -> list[str]:
         """The whole narrative log of this game as ``agent`` may see it (None: every event)."""

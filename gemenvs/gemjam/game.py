@@ -153,10 +153,10 @@ class GemJam(Game):
     def game_log_size(self, state: GemJamState) -> int:
         return len(state.events)
 
-    def game_log(self, state: GemJamState, viewer: int | None = None, start: int = 0) -> list[str]:
+    def game_log_entries(self, state: GemJamState, start: int = 0) -> list[tuple[int, str]]:
         """The game's events from index ``start`` (spells cast, countered, resolved, payments,
-        Siren's Call ...) as sentences, as ``viewer`` may see them (``None``: every event)."""
-        return [event_text(self.cfg, ev) for ev in state.events[start:] if viewer is None or ev[0] in (-1, viewer)]
+        Siren's Call ...): ``(-1 or the one seat that may see it, sentence)``."""
+        return [(ev[0], event_text(self.cfg, ev)) for ev in state.events[start:]]
 
     # ------------------------------------------------------------------ hidden information
 
