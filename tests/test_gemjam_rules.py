@@ -748,3 +748,245 @@ def test_nobody_is_shown_that_another_seat_is_deciding_a_reaction():
         assert not G.spec.view(obs, "decision").any() and not G.spec.view(obs, "my_turn_to_decide").any()
         assert "react" not in G.render(s, seat)
     assert G.spec.view(G.observe(s, 1), "decision")[2] == 1
+
+
+# ---------------------------------------------------------------------------------- Shrines with more than 24 sets
+# Actions and observations address 24 set slots per Shrine (rules.MAX_SETS); the rules allow more
+# sets (S-22: several incomplete sets of one type). Random games never pass 21 sets in a Shrine;
+# these positions hold 25-30, with the set that matters made last (creation order would put it
+# beyond slot 23). Every card of the deck stays in exactly one zone: the gems come out of the
+# Draw Pile.
+
+G2 = GemJam(num_players=2)
+#: 24 incomplete singleton sets (six types, every Basic of each), in creation order
+SINGLES = [(t, [t]) for t in ("Starfire", "Emerald", "Sapphire", "Amethyst", "Dawnslight", "Sunstone")
+           for _ in range(4)]
+#: ... then a complete Ice Shard set (slot 24 by creation) and a lone Ruby (slot 25)
+CROWDED = SINGLES + [("Ice Shard", ["Ice Shard", "Ice Shard"]), ("Ruby", ["Ruby"])]
+#: 24 sets without an unprotected Basic (wildcards, Duals, four guarded complete sets), then a Sunstone
+NO_BASIC = ([(t, [w]) for w in ("Rainbow Gem", "Magic Mushroom", "Poison Cup", "Mirror Madness")
+             for t in ("Ruby", "Onyx")]
+            + [(p[0], [f"{p[0]}/{p[1]} Dual Gem"]) for p in (("Ruby", "Starfire"), ("Emerald", "Sapphire"),
+                                                            ("Amethyst", "Dawnslight"), ("Ice Shard", "Quartz"),
+                                                            ("Moonstone", "Sunstone"), ("Diamond", "Onyx"))
+               for _ in range(2)]
+            + [("Ice Shard", ["Ice Shard"] * 2, True), ("Quartz", ["Quartz"] * 2, True),
+               ("Diamond", ["Diamond"] * 2, True), ("Ruby", ["Ruby"] * 3, True)]
+            + [("Sunstone", ["Sunstone"])])
+
+
+def crowded(g: GemJam, shrines, hands=None, vaults=None, stage="plays", seed=0):
+    """A position as :func:`table` builds it, every other card of the deck in the Draw Pile
+    (shuffled by ``seed``): the deck is conserved."""
+    from collections import Counter
+
+    from test_gemjam_invariants import check
+    m = g.manifest
+    rest = list(g.cfg.deck)
+    used = [c for zone in (hands or {}, vaults or {}) for cards in zone.values() for c in cards]
+    for sets in shrines.values():
+        for spec in sets:
+            used += spec[1] + (["Gem Guardian"] if len(spec) > 2 and spec[2] else [])
+    for c in used:
+        rest.remove(kind(g, c))
+    order = np.random.default_rng(seed).permutation(len(rest))
+    s = table(g, hands=hands, vaults=vaults, shrines=shrines, draw=[m.names[rest[int(i)]] for i in order],
+              stage=stage)
+    check(g, s, Counter(g.cfg.deck))
+    return s
+
+
+def slot(g: GemJam, s, p: int, type_name: str, gems) -> int:
+    """The slot (list index) of ``p``'s set of ``type_name`` holding ``gems`` (names); asserted addressable."""
+    want = (gem_type(g, type_name), sorted(kind(g, c) for c in gems))
+    i = next(i for i, x in enumerate(s.shrines[p]) if (x[1], x[4]) == want)
+    assert i < rules.MAX_SETS, f"{type_name} {gems} is at slot {i}, beyond the addressable ones"
+    return i
+
+
+def test_crowded_a_gem_goes_to_the_set_of_its_type_with_room_beyond_slot_23():
+    # S-22: a gem goes to an incomplete set of its type with room; a new set only when there is none
+    s = crowded(G2, {0: CROWDED}, hands={0: ["Ruby", "Onyx", "Onyx"]})
+    assert len(s.shrines[0]) == 26
+    act(G2, s, 0, "play:Ruby", f"set:{slot(G2, s, 0, 'Ruby', ['Ruby'])}")  # its only destination: forced
+    act(G2, s, 0, "play:Onyx", "new_set")  # no Onyx set yet: a new one, the 27th
+    assert len(s.shrines[0]) == 27
+    act(G2, s, 0, "play:Onyx", f"set:{slot(G2, s, 0, 'Onyx', ['Onyx'])}")
+    assert len(s.shrines[0]) == 27 and ("Onyx", ["Onyx", "Onyx"], 0) in set_names(G2, s, 0)
+    assert ("Ruby", ["Ruby", "Ruby"], 0) in set_names(G2, s, 0)
+
+
+JAM_CASTER = [("Onyx", ["Onyx"] * 4), ("Onyx", ["Onyx", "Diamond/Onyx Dual Gem", "Diamond/Onyx Dual Gem"])]
+#: 24 cheap sets (8 wildcards, gold 0; 10 Basics of gold 1; 6 of gold 2: 22 in all)
+CHEAP = ([("Ruby", [w]) for w in ("Rainbow Gem", "Magic Mushroom", "Poison Cup", "Mirror Madness") for _ in range(2)]
+         + [(t, [t]) for t, n in (("Sunstone", 4), ("Ice Shard", 3), ("Quartz", 3), ("Emerald", 4), ("Sapphire", 2))
+            for _ in range(n)])
+
+
+def jam_36(g: GemJam, payer_shrine, first=()):
+    """Seat 0 casts an Any 1 Gem Type Gem Jam for Onyx (7 gems: 11 + 7 = 18) doubled (36) at seat 1;
+    seat 1 pays the gems named in ``first`` (from their singleton sets) first, then the lowest
+    legal actions play out the payment."""
+    s = crowded(g, {0: JAM_CASTER, 1: payer_shrine}, hands={0: [ANY_GJ, "Double Trouble"]})
+    act(g, s, 0, f"play:{ANY_GJ}", "gem_type:Onyx", "play:Double Trouble")
+    assert [e[2:] for e in s.events if e[1] == "jam"] == [[0, gem_type(g, "Onyx"), 36]]
+    for c in first:
+        assert deciding(g, s) == (1, "pay")
+        act(g, s, 1, f"set:{slot(g, s, 1, c, [c])}", f"card:{c}")
+        while s.decision["why"] == "place":
+            g.apply(s, 0, int(g.legal_actions(s, 0)[0]))
+    while s.decision is not None and (s.decision["p"] == 1 or s.decision["why"] == "place"):  # paid, placed
+        p = s.decision["p"]
+        g.apply(s, p, int(g.legal_actions(s, p)[0]))
+    return s
+
+
+def test_crowded_a_gem_jam_payment_reaches_the_gems_beyond_slot_23():
+    # §14: the payer chooses each card until 36 is covered (38 eligible): it starts with the four
+    # Moonstones made after 24 cheaper sets; nothing is forgiven
+    s = jam_36(G2, CHEAP + [("Moonstone", ["Moonstone"])] * 4, first=["Moonstone"] * 4)
+    paid = [e[4] for e in s.events if e[1] == "paid"]
+    assert names(G2, paid[:4]) == ["Moonstone"] * 4
+    assert sum(G2.manifest.gold[k] for k in paid) >= 36 and not [e for e in s.events if e[1] == "forgiven"]
+    assert names(G2, paid).count("Moonstone") == 4
+
+
+def test_crowded_a_short_payment_gives_everything_then_forgives_the_rest():
+    # 30 eligible for 36: every Basic goes, 6 are forgiven; the wildcards stay
+    s = jam_36(G2, CHEAP + [("Moonstone", ["Moonstone"])] * 2)
+    assert [e[2:] for e in s.events if e[1] == "forgiven"] == [[1, 6]]
+    assert all(G2.manifest.is_wild[k] for x in s.shrines[1] for k in x[4]) and len(s.shrines[1]) == 8
+
+
+def test_crowded_armageddon_and_dragons_loot_reach_a_complete_set_beyond_slot_23():
+    s = crowded(G2, {1: CROWDED}, hands={0: ["Armageddon", "Dragon's Loot"]})
+    act(G2, s, 0, "play:Armageddon", "target_player:1")  # the only complete set: forced
+    act(G2, s, 1, "pass")  # declines the draw
+    assert names(G2, s.king) == ["Ice Shard", "Ice Shard"] and len(s.shrines[1]) == 25
+    s = crowded(G2, {1: CROWDED}, hands={0: ["Dragon's Loot"]})
+    act(G2, s, 0, "play:Dragon's Loot", "target_player:1")
+    assert set_names(G2, s, 0) == [("Ice Shard", ["Ice Shard", "Ice Shard"], 0)]
+
+
+def test_crowded_gem_guardian_and_a_received_guardian_reach_a_complete_set_beyond_slot_23():
+    s = crowded(G2, {0: CROWDED}, hands={0: ["Gem Guardian"]})
+    act(G2, s, 0, "play:Gem Guardian")
+    assert ("Ice Shard", ["Ice Shard", "Ice Shard"], 1) in set_names(G2, s, 0)
+    s = crowded(G2, {0: CROWDED, 1: [("Diamond", ["Diamond"] * 2, True)]}, hands={0: ["Shakedown"]})
+    act(G2, s, 0, "play:Shakedown")  # the Guardian pays first (S-57)
+    assert deciding(G2, s) == (0, "receive_guardian")
+    act(G2, s, 0, f"set:{slot(G2, s, 0, 'Ice Shard', ['Ice Shard'] * 2)}")
+    assert ("Ice Shard", ["Ice Shard", "Ice Shard"], 1) in set_names(G2, s, 0)
+
+
+def test_crowded_tsunami_and_golem_grab_reach_the_only_unprotected_basic_beyond_slot_23():
+    s = crowded(G2, {1: NO_BASIC}, hands={0: ["Tsunami"]})
+    assert len(s.shrines[1]) == 25
+    act(G2, s, 0, "play:Tsunami", "target_player:1")
+    assert names(G2, s.king) == ["Sunstone"] and len(s.shrines[1]) == 24
+    s = crowded(G2, {1: NO_BASIC}, hands={0: ["Golem Grab"]})
+    act(G2, s, 0, "play:Golem Grab", "target_player:1")
+    assert set_names(G2, s, 0) == [("Sunstone", ["Sunstone"], 0)]
+
+
+@pytest.mark.parametrize("spell", ["Meteor Strike", "Rat!", "Forced Wager"])
+def test_crowded_gem_spells_reach_a_gem_beyond_slot_23(spell):
+    s = crowded(G2, {1: CROWDED}, hands={0: [spell]})
+    act(G2, s, 0, f"play:{spell}", "target_player:1", f"set:{slot(G2, s, 1, 'Ruby', ['Ruby'])}", "card:Ruby")
+    if spell == "Forced Wager":
+        act(G2, s, 1, "pass")
+    assert len(s.shrines[1]) == 25 and not any(kind(G2, "Ruby") in x[4] for x in s.shrines[1])
+    where = {"Meteor Strike": names(G2, s.king), "Rat!": [c for x in set_names(G2, s, 0) for c in x[1]],
+             "Forced Wager": names(G2, s.hands[0])}[spell]
+    assert where == ["Ruby"]
+
+
+def test_crowded_switch_swaps_gems_beyond_slot_23_on_both_sides():
+    mine = ([(t, [t]) for t, n in (("Moonstone", 5), ("Onyx", 5), ("Quartz", 3), ("Diamond", 3)) for _ in range(n)]
+            + [("Onyx", [w]) for w in ("Rainbow Gem", "Magic Mushroom", "Poison Cup", "Mirror Madness")] * 2
+            + [("Emerald", ["Emerald/Sapphire Dual Gem"]), ("Ruby", ["Ruby"])])
+    s = crowded(G2, {0: mine, 1: CROWDED}, hands={0: ["Switch"]})
+    assert len(s.shrines[0]) == 26
+    act(G2, s, 0, "play:Switch", f"set:{slot(G2, s, 0, 'Emerald', ['Emerald/Sapphire Dual Gem'])}",
+        "card:Emerald/Sapphire Dual Gem", "target_player:1", f"set:{slot(G2, s, 1, 'Ruby', ['Ruby'])}", "card:Ruby")
+    # the Ruby joins seat 0's Ruby set, its only destination (S-22): forced
+    act(G2, s, 1, "gem_type:Sapphire")  # seat 1 types the Dual it receives (S-35), then chooses its set
+    act(G2, s, 1, f"set:{slot(G2, s, 1, 'Sapphire', ['Sapphire'])}")
+    assert ("Ruby", ["Ruby", "Ruby"], 0) in set_names(G2, s, 0)
+    assert ("Sapphire", ["Emerald/Sapphire Dual Gem", "Sapphire"], 0) in set_names(G2, s, 1)
+
+
+def test_crowded_counter_spell_returns_a_gem_beyond_slot_23():
+    s = crowded(G2, {1: CROWDED}, hands={0: ["Take Two"], 1: ["Counter Spell"]})
+    act(G2, s, 0, "play:Take Two")
+    act(G2, s, 1, "play:Counter Spell", f"set:{slot(G2, s, 1, 'Ruby', ['Ruby'])}", "card:Ruby")
+    assert names(G2, s.hands[1]) == ["Ruby"] and len(s.shrines[1]) == 25
+
+
+ADJUSTABLE = ([("Sunstone", ["Rainbow Gem"])] + SINGLES[:23]
+              + [("Ice Shard", ["Ice Shard"]), ("Ruby", ["Ruby"]),
+                 ("Quartz", ["Ice Shard/Quartz Dual Gem", "Magic Mushroom"]), ("Quartz", ["Quartz"])])
+
+
+def test_crowded_move_goes_to_the_set_with_room_beyond_slot_23_and_a_swap_repairs_a_set_there():
+    s = crowded(G2, {0: ADJUSTABLE}, stage="adjust")
+    assert len(s.shrines[0]) == 28
+    act(G2, s, 0, "adjust:move", f"set:{slot(G2, s, 0, 'Sunstone', ['Rainbow Gem'])}", "card:Rainbow Gem",
+        "gem_type:Ruby")
+    # S-39: never a new set while a set of the type has room: the lone Ruby's set is the only
+    # destination (forced); the Rainbow's emptied set is gone
+    assert ("Ruby", ["Rainbow Gem", "Ruby"], 0) in set_names(G2, s, 0) and len(s.shrines[0]) == 27
+    s = crowded(G2, {0: ADJUSTABLE}, stage="adjust")
+    a = slot(G2, s, 0, "Quartz", ["Ice Shard/Quartz Dual Gem", "Magic Mushroom"])
+    b = slot(G2, s, 0, "Quartz", ["Quartz"])
+    first, second = sorted([(a, "Magic Mushroom"), (b, "Quartz")])
+    act(G2, s, 0, "adjust:swap", f"set:{first[0]}", f"card:{first[1]}", f"set:{second[0]}", f"card:{second[1]}")
+    assert ("Quartz", ["Ice Shard/Quartz Dual Gem", "Quartz"], 0) in set_names(G2, s, 0)
+    assert ("Quartz", ["Magic Mushroom"], 0) in set_names(G2, s, 0)
+
+
+def new_sets_only_without_room(g: GemJam, before, s) -> None:
+    """S-22: over a step in which no gem left any set of a Shrine, a set made there for type t
+    means that no set of t that had room before still has room."""
+    from collections import Counter
+    for q in range(g.num_players):
+        old, now = {x[0]: x for x in before.shrines[q]}, {x[0]: x for x in s.shrines[q]}
+        if any(i not in now or not Counter(x[4]) <= Counter(now[i][4]) for i, x in old.items()):
+            continue
+        for x in s.shrines[q]:
+            if x[0] >= before.next_set:
+                size = g.cfg.size[x[1]]
+                assert not [i for i, y in old.items() if y[1] == x[1] and len(y[4]) < size and len(now[i][4]) < size]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_crowded_random_continuations_keep_every_invariant_to_the_end(seed):
+    # both Shrines beyond 24 sets: a legal action for whoever is to act at every decision, every
+    # card in one zone, the observation unchanged by resampling what a seat cannot see
+    from collections import Counter
+
+    from test_gemjam_invariants import check
+    deck = Counter(G2.cfg.deck)
+    # seat 0: 24 sets of other types, then its six Onyx sets (all with room) beyond slot 23
+    mine = ([(t, [t]) for t, n in (("Moonstone", 5), ("Quartz", 3), ("Diamond", 3), ("Ruby", 3)) for _ in range(n)]
+            + [("Quartz", ["Ice Shard/Quartz Dual Gem"]), ("Amethyst", ["Amethyst/Dawnslight Dual Gem"])]
+            + [("Diamond", [w]) for w in ("Magic Mushroom", "Poison Cup", "Mirror Madness") for _ in range(2)]
+            + [("Moonstone", ["Moonstone/Sunstone Dual Gem"])] * 2
+            + [("Onyx", ["Onyx"])] * 5 + [("Onyx", ["Rainbow Gem"])])
+    assert len(mine) == 30
+    s = crowded(G2, {0: mine, 1: CROWDED}, hands={0: ["Take Two"], 1: ["Meteor Strike"]}, stage="turn", seed=seed)
+    rng = np.random.default_rng(seed)
+    most = 0
+    while not s.over:
+        (p,) = G2.to_act(s)
+        before = s.copy()
+        G2.apply_legal(s, p, int(rng.choice(G2.legal_actions(s, p))))
+        check(G2, s, deck)
+        new_sets_only_without_room(G2, before, s)
+        most = max(most, *map(len, s.shrines))
+        if len(s.log) % 7 == 0 and not s.over:
+            for o in range(2):
+                r = G2.resample_hidden(s, o, rng)
+                np.testing.assert_array_equal(G2.observe(r, o), G2.observe(s, o))
+                np.testing.assert_array_equal(G2.legal_mask(r, o), G2.legal_mask(s, o))
+    assert most > rules.MAX_SETS and s.winners

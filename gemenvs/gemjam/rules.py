@@ -31,8 +31,9 @@ PLAYER_COUNTS = (2, 3, 4)
 HAND_LIMIT = 7
 PLAYS_PER_TURN = 3
 SETS_TO_WIN = 4
-#: set slots of one Shrine that actions and observations address (sets beyond are never created
-#: in practice: see docs/gemjam.md)
+#: set slots of one Shrine that actions and observations address; a Shrine holding more sets
+#: (never seen in random games) is arranged so that these slots hold the sets that matter
+#: (:func:`arrange`, docs/gemjam.md "Set slots")
 MAX_SETS = 24
 #: shown entries of the response stack in the observation
 STACK_SHOWN = 6
@@ -133,6 +134,10 @@ class Config:
         self.YES = sp["yes"].start
         self.PASS = sp["pass"].start
         self.num_actions = sp.size
+        self.set_needs, self.hard_needs = set_needs(self)
+        if self.hard_needs > MAX_SETS:
+            raise ValueError(f"Gem Jam addresses {MAX_SETS} set slots per Shrine: a manifest may have at most "
+                             f"{MAX_SETS - (self.hard_needs - self.T)} gem types, this one has {self.T}")
 
 
 class GemJamState:
@@ -313,9 +318,71 @@ def gem_types_for(state: GemJamState, cfg: Config, p: int, kind: int) -> list[in
     return list(cfg.m.types[kind])
 
 
+def set_needs(cfg: Config) -> tuple[list, int]:
+    """What the set slots of a Shrine with more than ``MAX_SETS`` sets must reach, in order: tests
+    on one set, each met by the first set that meets it unless an earlier choice does. The first
+    ``hard`` make every decision that addresses sets exactly as the rules have it: a gem's
+    destination (a set of its type with room, one per type, S-22, S-39), a Guardian to pay (§14),
+    a completed unprotected set (Dragon's Loot, Armageddon, Gem Guardian, a received Guardian),
+    an unprotected Basic (Tsunami, Golem Grab), an incomplete set (Meteor Strike, Rat!, Switch,
+    Forced Wager), a payable gem (§14), an unprotected gem (a Move, a Counter Spell return). The
+    rest widen the choices as far as the slots allow: each gem kind in an incomplete set (a gem
+    to target), each payable kind in an unprotected set (a card to pay). Returns (tests, hard)."""
+    m, size, basic_of = cfg.m, cfg.size, cfg.basic_of
+    paying = [bool(m.is_basic[k] or m.is_dual[k]) for k in range(cfg.K)]
+
+    def complete(s):
+        return len(s[S_GEMS]) == size[s[S_TYPE]] and basic_of[s[S_TYPE]] in s[S_GEMS]
+
+    def room(t):
+        return lambda s: s[S_TYPE] == t and len(s[S_GEMS]) < size[t]
+
+    needs = [room(t) for t in range(cfg.T)] + [
+        lambda s: s[S_GUARD],
+        lambda s: not s[S_GUARD] and complete(s),
+        lambda s: not s[S_GUARD] and basic_of[s[S_TYPE]] in s[S_GEMS],
+        lambda s: not complete(s),
+        lambda s: not s[S_GUARD] and any(paying[k] for k in s[S_GEMS]),
+        lambda s: not s[S_GUARD],
+    ]
+    hard = len(needs)
+    for k in range(cfg.K):
+        if m.is_gem[k]:
+            needs.append(lambda s, k=k: k in s[S_GEMS] and not complete(s))
+        if paying[k]:
+            needs.append(lambda s, k=k: k in s[S_GEMS] and not s[S_GUARD])
+    return needs, hard
+
+
+def arrange(state: GemJamState, cfg: Config) -> None:
+    """Give every Shrine of more than ``MAX_SETS`` sets the order its slots address (**Engine
+    choice**, docs/gemjam.md "Set slots"): first the sets chosen by :func:`set_needs`, then the
+    others, each group in its former order. It depends only on what every seat sees, and once
+    arranged a Shrine stays as it is until its sets change; a Shrine of at most ``MAX_SETS`` sets
+    keeps its order (the order the sets were made or arrived in). Every decision that addresses
+    sets arranges them first."""
+    needs = cfg.set_needs
+    for shrine in state.shrines:
+        if len(shrine) <= MAX_SETS:
+            continue
+        chosen: list[int] = []
+        for need in needs:
+            if len(chosen) == MAX_SETS:
+                break
+            if any(need(shrine[j]) for j in chosen):
+                continue
+            for j, s in enumerate(shrine):
+                if need(s):
+                    chosen.append(j)
+                    break
+        first = set(chosen)
+        shrine[:] = [shrine[j] for j in sorted(first)] + [s for j, s in enumerate(shrine) if j not in first]
+
+
 def destinations(state: GemJamState, cfg: Config, p: int, t: int, exclude: int = -1) -> list[int]:
     """Where a gem of type ``t`` entering ``p``'s Shrine may go: an incomplete set of ``t`` with
-    room (the owner chooses), else a new set (S-22)."""
+    room (the owner chooses), else a new set (S-22). Call :func:`arrange` first (then a set of
+    ``t`` with room, if any, has a slot)."""
     out = [cfg.SET + i for i, s in enumerate(state.shrines[p])
            if i != exclude and s[S_TYPE] == t and len(s[S_GEMS]) < cfg.size[t] and i < MAX_SETS]
     return out or [cfg.NEW]
@@ -335,6 +402,7 @@ def put_gem(state: GemJamState, cfg: Config, p: int, kind: int, t: int, dest: in
 
 def place_cands(state: GemJamState, cfg: Config, p: int, types) -> list:
     """Candidate answers [gem_type, destination] for a gem of the given possible types."""
+    arrange(state, cfg)
     return [[cfg.TYPE + t, d] for t in types for d in destinations(state, cfg, p, t)]
 
 
@@ -496,6 +564,7 @@ def payable(state: GemJamState, cfg: Config, p: int) -> tuple[list, int]:
     """The payment answers of ``p`` ([card] from the Vault, [set, card] from the Shrine: a
     Guardian before any gem of its set, S-57) and the value of everything eligible (§14)."""
     gold = cfg.gold
+    arrange(state, cfg)
     cands, total = [], 0
     v = state.vaults[p]
     for k in sorted(set(v)):
@@ -506,11 +575,12 @@ def payable(state: GemJamState, cfg: Config, p: int) -> tuple[list, int]:
     for i, s in enumerate(state.shrines[p]):
         gems = s[S_GEMS]
         total += sum(gold[k] for k in gems if is_payable_gem[0][k] or is_payable_gem[1][k])
+        if s[S_GUARD]:
+            total += gold[cfg.m.guardian]
         if i >= MAX_SETS:
-            continue
+            continue  # arranged: a set that no slot reaches holds nothing a slot does not offer
         if s[S_GUARD]:
             cands.append([cfg.SET + i, cfg.CARD + cfg.m.guardian])
-            total += gold[cfg.m.guardian]
         else:
             for k in sorted(set(gems)):
                 if is_payable_gem[0][k] or is_payable_gem[1][k]:
@@ -574,6 +644,7 @@ def receive_card(state: GemJamState, cfg: Config, p: int, k: int) -> None:
     m = cfg.m
     if k == m.guardian:
         state.transit.append(k)
+        arrange(state, cfg)
         sets = [[cfg.SET + i] for i, s in enumerate(state.shrines[p])
                 if i < MAX_SETS and not s[S_GUARD] and is_complete(cfg, s)]
         ask(state, cfg, p, "receive_guardian", sets + [[cfg.BANK + k]], {"k": k})
@@ -754,12 +825,13 @@ def adjust_cands(state: GemJamState, cfg: Config, p: int) -> list:
     m = cfg.m
     A = cfg.ADJ
     out = [[A]]
+    arrange(state, cfg)
     shrine = state.shrines[p]
     has_mirror = any(cfg.eff[k] == "mirror_madness" for s in shrine for k in s[S_GEMS])
     opp = opponent_basic_types(state, cfg, p) if has_mirror else []
     free = [(i, s) for i, s in enumerate(shrine) if not s[S_GUARD] and i < MAX_SETS]
     room = [[] for _ in range(cfg.T)]  # per type: the sets with room, as destinations() lists them
-    for i, s in enumerate(shrine[:MAX_SETS]):
+    for i, s in enumerate(shrine):
         if len(s[S_GEMS]) < cfg.size[s[S_TYPE]]:
             room[s[S_TYPE]].append(i)
     # per free set: its distinct gems, each with the types it is permitted (computed once)
@@ -770,7 +842,12 @@ def adjust_cands(state: GemJamState, cfg: Config, p: int) -> list:
         alone = len(s[S_GEMS]) == 1
         for k, ok in permitted[i]:
             for t in ([cur] if m.is_basic[k] else ok):
-                dests = [cfg.SET + j for j in room[t] if j != i] or [cfg.NEW]
+                others = [j for j in room[t] if j != i]
+                dests = [cfg.SET + j for j in others if j < MAX_SETS] or [cfg.NEW]
+                if others and dests == [cfg.NEW]:
+                    # the type's set with room in the slots is the source itself and the others lie
+                    # beyond them (a Shrine of more than MAX_SETS sets): this Move is not offered
+                    continue
                 if dests == [cfg.NEW] and t == cur and alone:
                     continue  # S-138: a lone gem never moves to a new set of its own type
                 for d in dests:

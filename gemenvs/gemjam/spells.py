@@ -11,9 +11,9 @@ from bisect import insort
 
 from gemenvs.gemjam import rules
 from gemenvs.gemjam.rules import (
-    BUILD, MAX_SETS, S_GEMS, S_GUARD, S_ID, S_TYPE, ask, destinations, discard_card, draw_cards, event, draw_one,
-    find_set, finish, gem_types_for, hand_add_public, hand_remove, is_complete, put_gem, receive_gem, remove_gem,
-    task, to_king, vault_remove,
+    BUILD, MAX_SETS, S_GEMS, S_GUARD, S_ID, S_TYPE, arrange, ask, destinations, discard_card, draw_cards, event,
+    draw_one, find_set, finish, gem_types_for, hand_add_public, hand_remove, is_complete, put_gem, receive_gem,
+    remove_gem, task, to_king, vault_remove,
 )
 from gemenvs.gemjam.stack import cancel_top, cast, new_entry, recast
 
@@ -39,7 +39,8 @@ def jam_types(state, cfg, p: int) -> list[int]:
 
 
 def _sets(state, cfg, q: int, want) -> list[int]:
-    """Slots of ``q``'s sets for which ``want(set)`` holds (addressable slots only)."""
+    """Slots of ``q``'s sets for which ``want(set)`` holds (addressable slots only; the caller has
+    arranged the Shrines, :func:`gemenvs.gemjam.rules.arrange`)."""
     return [i for i, s in enumerate(state.shrines[q][:MAX_SETS]) if want(s)]
 
 
@@ -131,6 +132,7 @@ def decode(state, cfg, p: int, kind: int, tail: list[int], entry: dict | None = 
 def play_cands(state, cfg, p: int, ctx=None) -> list:
     """The turn player's next play (§6): end plays; bank a gold or spell card; a gem to the
     Shrine (type, set) unless frozen; cast a spell (targets) unless asleep. One play each."""
+    arrange(state, cfg)  # whatever the hand: the order of the sets tells nothing about it
     out = [[cfg.END]]
     if state.plays <= 0:
         return out
@@ -570,6 +572,7 @@ def counter_spell(state, cfg, e):
     possible, even from a completed set, without penalty (§16, S-48, S-85)."""
     cancel_top(state)
     c = e["c"]
+    arrange(state, cfg)
     cands = [[cfg.SET + i, cfg.CARD + k] for i, s in enumerate(state.shrines[c][:MAX_SETS]) if not s[S_GUARD]
              for k in sorted(set(s[S_GEMS]))]
     if cands:

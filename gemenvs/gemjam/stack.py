@@ -148,6 +148,7 @@ def recast(state, cfg, cube: dict) -> None:
     from gemenvs.gemjam.spells import target_tails
     c = cube["c"]
     stolen = state.stack[-1]
+    rules.arrange(state, cfg)
     tails = target_tails(state, cfg, c, stolen["k"], recast=True)
     if not tails:
         state.stack.pop()
