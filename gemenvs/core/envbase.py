@@ -67,8 +67,6 @@ class GameEnvBase:
         self.action_spec = self.game.action_spec
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        low, high = self.game.state_spec.bounds()
-        self.state_space = spaces.Box(low=low, high=high, dtype=np.float32)
         obs_space = observation_space_for(self.game)
         act_space = spaces.Discrete(self.game.num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -124,6 +122,15 @@ class GameEnvBase:
     def state_spec(self):
         """The named slices of :meth:`state`."""
         return self.game.state_spec
+
+    @property
+    def state_space(self) -> spaces.Box:
+        """The Box of :meth:`state` (built on first use: most users never ask for it)."""
+        space = self.__dict__.get("_state_space")
+        if space is None:
+            low, high = self.game.state_spec.bounds()
+            space = self._state_space = spaces.Box(low=low, high=high, dtype=np.float32)
+        return space
 
     def _illegal_message(self, agent: str, action) -> str | None:
         """Why ``agent``'s ``action`` is illegal now, as a message naming both, or None when legal."""
