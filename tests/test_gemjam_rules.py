@@ -43,7 +43,7 @@ def table(g: GemJam, hands=None, vaults=None, shrines=None, turn=0, draw=None, d
     s.discard = [kind(g, c) for c in discard]
     s.king = sorted(kind(g, c) for c in king)
     s.recycled = 0
-    s.turn, s.round, s.plays, s.rebirths = turn, 1, plays, 0
+    s.turn, s.round, s.plays, s.spent_rebirths = turn, 1, plays, []
     s.asleep = s.frozen = s.timer = s.timer_used = 0
     s.hand_was_empty = int(not s.hands[turn])
     s.sleep_next, s.freeze_next = [0] * n, [0] * n

@@ -1009,12 +1009,116 @@ def test_s108_two_natures_rebirths_fetching_each_other_stop_granting_plays():
     assert s.plays == 2
 
 
-def test_s108_engine_choice_a_copy_brought_back_by_reanimate_grants_again():
-    """S-108, **Engine choice** (docs/gemjam.md): the engine counts grants by kind, at most two a turn, so
-    one copy cast, reanimated and cast again grants twice (S-108 would grant once); the loop stays closed."""
-    s = table(G, hands={0: ["Nature's Rebirth", "Reanimate"]})
-    act(G, s, 0, "play:Nature's Rebirth", "play:Reanimate", "card:Nature's Rebirth", "play:Nature's Rebirth")
-    assert s.plays == 2 and s.rebirths == 2
+NR = "Nature's Rebirth"
+
+
+def spent(s) -> list:
+    """The spent Nature's Rebirth marks, checked against the zones: never more than the copies there."""
+    for z, k in s.spent_rebirths:
+        assert rules.spent_in(s, z, k) <= rules.zone_cards(s, z).count(k), (z, s.spent_rebirths)
+    return [z for z, _ in s.spent_rebirths]
+
+
+def test_s108_the_same_copy_recast_after_reanimate_grants_nothing():
+    """S-108: a copy cast, brought back by Reanimate and cast again in the same turn grants no
+    second play; it is still spent in the Discard Pile afterwards."""
+    s = table(G, hands={0: [NR, "Reanimate"]})
+    act(G, s, 0, f"play:{NR}")
+    assert s.plays == 3 and spent(s) == ["discard"]
+    act(G, s, 0, "play:Reanimate", f"card:{NR}")
+    assert s.plays == 2 and spent(s) == ["hand0"]
+    act(G, s, 0, f"play:{NR}")
+    assert s.plays == 1 and s.rebirths == 1 and spent(s) == ["discard"]
+
+
+def test_s108_the_other_copy_still_grants_and_is_cast_first():
+    """S-108: with a spent and an unspent copy in hand, a cast is the unspent one (it grants); the
+    spent one cast afterwards grants nothing; each later fetch moves the copies' marks with them."""
+    s = table(G, hands={0: [NR, NR, "Reanimate"]})
+    act(G, s, 0, f"play:{NR}", "play:Reanimate", f"card:{NR}")
+    assert s.plays == 2 and names(G, s.hands[0]) == [NR, NR] and spent(s) == ["hand0"]
+    act(G, s, 0, f"play:{NR}")  # the unspent copy; it takes Reanimate back from the Discard Pile
+    assert s.plays == 2 and names(G, s.hands[0]) == [NR, "Reanimate"] and spent(s) == ["discard", "hand0"]
+    act(G, s, 0, f"play:{NR}")  # the spent copy; it takes the other (spent) copy back
+    assert s.plays == 1 and s.rebirths == 2 and names(G, s.hands[0]) == [NR, "Reanimate"]
+    assert spent(s) == ["discard", "hand0"]
+
+
+def test_s108_a_countered_copy_grants_nothing_and_is_not_spent():
+    """S-8, S-108: a countered Nature's Rebirth grants no play, so it can still grant its play later."""
+    s = table(G, hands={0: [NR, "Reanimate"], 1: ["Counter Spell"]})
+    act(G, s, 0, f"play:{NR}")
+    act(G, s, 1, "play:Counter Spell")
+    assert s.plays == 2 and spent(s) == [] and names(G, s.discard) == ["Counter Spell", NR]
+    act(G, s, 0, "play:Reanimate", f"card:{NR}", f"play:{NR}")
+    assert s.plays == 1 and spent(s) == ["discard"]
+
+
+def test_s108_a_random_fetch_takes_a_spent_copy_with_probability_spent_over_copies():
+    """S-107, S-108, **Engine choice**: Nature's Rebirth fetching from a Discard Pile of one spent
+    and one unspent copy takes the spent one with probability 1/2 (the state's RNG); the card
+    fetched keeps its mark, and casting it grants a play exactly when it is unspent."""
+    base = table(G, hands={0: [NR]}, discard=[NR, NR])
+    base.spent_rebirths = [["discard", kind(G, NR)]]  # one of the two has granted its play already
+    got = []
+    for seed in range(60):
+        s = base.copy()
+        s.rng = np.random.default_rng(seed)
+        act(G, s, 0, f"play:{NR}")  # unspent: grants, and is spent in the Discard Pile now
+        assert s.plays == 3 and sorted(spent(s)).count("discard") >= 1 and len(s.spent_rebirths) == 2
+        fetched_spent = "hand0" in spent(s)
+        got.append(fetched_spent)
+        act(G, s, 0, f"play:{NR}")
+        assert s.plays == (2 if fetched_spent else 3)
+        assert s.copy() == s and s.copy().spent_rebirths is not s.spent_rebirths
+    assert 15 <= sum(got) <= 45
+
+
+def test_s108_a_spent_copy_recycled_into_the_draw_pile_stays_spent():
+    """S-108, S-117: the recycle moves the spent copy into the Draw Pile; drawn, it grants nothing."""
+    s = table(G, hands={0: [NR, "Take Two"]}, draw=[], discard=["Gold 1"])
+    act(G, s, 0, f"play:{NR}")  # takes Gold 1; the Discard Pile is then the spent copy alone
+    assert s.plays == 3 and spent(s) == ["discard"] and names(G, s.discard) == [NR]
+    s.discard.append(kind(G, "Gold 2"))
+    act(G, s, 0, "play:Take Two")  # recycles [NR, Gold 2] and draws both
+    assert s.recycled and names(G, s.hands[0]) == ["Gold 1", "Gold 2", NR] and spent(s) == ["hand0"]
+    act(G, s, 0, f"play:{NR}")
+    assert s.plays == 1
+
+
+def test_s108_banking_gives_up_the_spent_copy_and_greedy_goblin_takes_the_unspent_one():
+    """S-108, **Engine choice**: between a spent and an unspent copy, a card given up (banked,
+    discarded, paid) is the spent one, a card chosen to take or cast the unspent one."""
+    s = table(G, hands={0: [NR, NR, "Reanimate", "Greedy Goblin"]})
+    act(G, s, 0, f"play:{NR}", "play:Reanimate", f"card:{NR}")
+    assert spent(s) == ["hand0"] and s.plays == 2
+    act(G, s, 0, f"bank:{NR}")
+    assert spent(s) == ["vault0"]
+    act(G, s, 0, f"play:{NR}")  # the unspent copy in hand grants; it takes Reanimate back
+    assert s.plays == 1 and sorted(spent(s)) == ["discard", "vault0"]
+
+
+def test_s108_the_marks_end_with_the_play_stage():
+    """S-108: "once per turn": the marks are cleared when the play stage ends; next turn every copy grants."""
+    s = table(G, hands={0: [NR, "Gold 1"]})
+    act(G, s, 0, f"play:{NR}")
+    assert spent(s) == ["discard"]
+    act(G, s, 0, "end_plays")
+    assert s.spent_rebirths == [] and s.rebirths == 0
+
+
+def test_s108_resampling_deals_the_hidden_marks_again_and_keeps_the_public_ones():
+    """S-108, S-128: the spent marks of redrawn zones are dealt again among the Nature's Rebirth
+    copies there (how many is public); marks in public zones and the observer's own stay."""
+    s = table(G, hands={0: [NR, "Take Two"]}, draw=[], discard=["Gold 1"])
+    act(G, s, 0, f"play:{NR}")
+    s.discard += [kind(G, "Gold 2"), kind(G, "Gold 3")]
+    act(G, s, 0, "play:Take Two")  # the spent copy is in hand 0 or in the Draw Pile (a hidden draw)
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        assert spent(G.resample_hidden(s, 0, rng)) == spent(s)  # its own hand and the public zones
+        r = G.resample_hidden(s, 1, rng)
+        assert len(spent(r)) == 1 and spent(r)[0] in ("hand0", "hand2", "vault0", "vault2", "draw")
 
 
 def test_s109_greedy_goblin_the_searched_vaults_owner_learns_what_left():

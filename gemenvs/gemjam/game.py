@@ -163,7 +163,9 @@ class GemJam(Game):
     def resample_hidden(self, state: GemJamState, observer: int, rng: np.random.Generator) -> GemJamState:
         """Redraw what ``observer`` cannot see: other hands and Vaults (sizes kept, cards it was
         shown kept), the King's Vault, the Draw Pile (positions it put there kept), cards set
-        aside for another seat, and the RNG."""
+        aside for another seat, the RNG, and which Nature's Rebirth copies there are spent (S-108:
+        how many is public; they are dealt again among the redrawn zones' copies outside the
+        King's Vault, which a spent card never reaches)."""
         s = state.copy()
         n, o = s.n, observer
         pool, slots = [], []  # slots: (zone list, how many to fill)
@@ -199,22 +201,29 @@ class GemJam(Game):
         redraw_aside = s.aside is not None and o not in (s.aside["p"], s.aside["from"])
         if redraw_aside:
             pool.extend(s.aside["cards"])
-        order = rng.permutation(len(pool))
-        pool = [pool[int(i)] for i in order]
-        for where, q, kept, size in slots:
-            take, pool = pool[:size - len(kept)], pool[size - len(kept):]
-            zone = sorted(kept + take)
-            if where == "hand":
-                s.hands[q] = zone
-            elif where == "vault":
-                s.vaults[q] = zone
-            else:
-                s.king = zone
-        for i in draw_free:
-            s.draw[i] = pool.pop()
-            s.draw_seen[i] = 0  # a redrawn card is nobody's knowledge
-        if redraw_aside:
-            s.aside["cards"] = [pool.pop() for _ in s.aside["cards"]]
+        redrawn = [f"{where}{q}" for where, q, _, _ in slots if where != "king"] + ["draw"] + \
+            (["aside"] if redraw_aside else [])
+        marks = [m for m in s.spent_rebirths if m[0] in redrawn]
+        cards = pool
+        while True:  # (again only while the spent marks would not fit: a rare rejection)
+            order = rng.permutation(len(cards))
+            pool = [cards[int(i)] for i in order]
+            for where, q, kept, size in slots:
+                take, pool = pool[:size - len(kept)], pool[size - len(kept):]
+                zone = sorted(kept + take)
+                if where == "hand":
+                    s.hands[q] = zone
+                elif where == "vault":
+                    s.vaults[q] = zone
+                else:
+                    s.king = zone
+            for i in draw_free:
+                s.draw[i] = pool.pop()
+                s.draw_seen[i] = 0  # a redrawn card is nobody's knowledge
+            if redraw_aside:
+                s.aside["cards"] = [pool.pop() for _ in s.aside["cards"]]
+            if not marks or _deal_spent_marks(s, marks, redrawn, rng):
+                break
         # other seats' knowledge is theirs, not the observer's: keep only what is still true
         for q in range(n):
             if q == o:
@@ -232,6 +241,21 @@ class GemJam(Game):
                 s.decision["cands"] = cands
                 s.decision["opts"] = sorted({c[len(d["pre"])] for c in cands})
         return s
+
+
+def _deal_spent_marks(state: GemJamState, marks: list, zones: list, rng: np.random.Generator) -> bool:
+    """Give the spent marks ``marks`` ([zone, kind] pairs) to random copies of their kinds in
+    ``zones``; False (nothing changed) when the zones hold too few copies."""
+    keep = [m for m in state.spent_rebirths if m[0] not in zones]
+    dealt = []
+    for k in sorted({m[1] for m in marks}):
+        copies = [z for z in zones for c in rules.zone_cards(state, z) if c == k]
+        want = sum(1 for m in marks if m[1] == k)
+        if len(copies) < want:
+            return False
+        dealt += [[copies[int(i)], k] for i in rng.choice(len(copies), size=want, replace=False)]
+    state.spent_rebirths = sorted(keep + dealt)
+    return True
 
 
 def _common(seen: list, zone: list) -> list:

@@ -101,6 +101,8 @@ class Config:
         self.gold = m.gold
         self.deck = m.deck(opts.sirens_call)
         self.eff = m.effect
+        #: the Nature's Rebirth kinds (S-108: each copy grants its extra play once a turn)
+        self.rebirth = frozenset(m.kind_of_effect.get("natures_rebirth", ()))
         sp = self.actions = ActionSpec()
         names = m.names
         rel = ["self", "+1 (left)", "+2", "+3"][:n]
@@ -144,14 +146,19 @@ class GemJamState:
     """Everything about one Gem Jam game, as plain data (lists of ints, small dicts)."""
 
     __slots__ = ("seed", "log", "rng", "n", "hands", "vaults", "shrines", "draw", "draw_seen", "discard", "king",
-                 "recycled", "turn", "round", "plays", "rebirths", "hand_was_empty", "sleep_next", "freeze_next",
+                 "recycled", "turn", "round", "plays", "spent_rebirths", "hand_was_empty", "sleep_next", "freeze_next",
                  "asleep", "frozen", "timer", "timer_used", "stack", "resolving", "transit", "aside", "tasks",
                  "decision", "seen_hand", "seen_vault", "next_set", "events", "hidden", "over", "winners", "end_reason")
+
+    @property
+    def rebirths(self) -> int:
+        """Extra plays Nature's Rebirth granted in this turn's play stage (its spent copies, S-108)."""
+        return len(self.spent_rebirths)
 
     def copy(self) -> GemJamState:
         """An independent copy that continues identically (RNG included)."""
         c = GemJamState.__new__(GemJamState)
-        for f in ("seed", "n", "recycled", "turn", "round", "plays", "rebirths", "hand_was_empty", "asleep", "frozen",
+        for f in ("seed", "n", "recycled", "turn", "round", "plays", "hand_was_empty", "asleep", "frozen",
                   "timer", "timer_used", "next_set", "over", "end_reason"):
             setattr(c, f, getattr(self, f))
         c.log = [list(x) for x in self.log]
@@ -162,6 +169,7 @@ class GemJamState:
         c.shrines = [[[s[0], s[1], s[2], s[3], list(s[4])] for s in sh] for sh in self.shrines]
         c.draw, c.draw_seen = list(self.draw), list(self.draw_seen)
         c.discard, c.king = list(self.discard), list(self.king)
+        c.spent_rebirths = [list(x) for x in self.spent_rebirths]
         c.sleep_next, c.freeze_next = list(self.sleep_next), list(self.freeze_next)
         c.stack = [dict(e) for e in self.stack]
         c.resolving, c.transit, c.winners = list(self.resolving), list(self.transit), list(self.winners)
@@ -216,7 +224,8 @@ def new_state(cfg: Config, seed: int) -> GemJamState:
     s.discard = []
     s.recycled = 0
     s.turn, s.round = 0, 1
-    s.plays = s.rebirths = s.hand_was_empty = s.asleep = s.frozen = s.timer = s.timer_used = 0
+    s.spent_rebirths = []
+    s.plays = s.hand_was_empty = s.asleep = s.frozen = s.timer = s.timer_used = 0
     s.sleep_next, s.freeze_next = [0] * n, [0] * n
     s.stack, s.resolving, s.transit, s.aside = [], [], [], None
     s.tasks = [["turn_start"]]
@@ -473,15 +482,75 @@ def to_king(state: GemJamState, kinds) -> None:
             insort(state.seen_vault[q][state.n], k)
 
 
+# S-108: each Nature's Rebirth card grants its extra play at most once a turn. Cards are handled
+# by kind, so the copies that granted it this turn ("spent") are known by the zone they are in:
+# ``state.spent_rebirths`` is a sorted list of [zone, kind] pairs, one per spent copy, the zones
+# being "discard", "draw", "stack" (cast, resolving, on its way to the Discard Pile), "aside"
+# (set aside by a spell), "hand<p>" and "vault<p>". Every move of a card between these zones
+# calls :func:`move_rebirth` (or :func:`move_all_rebirths`); the list empties when the play stage
+# ends (nothing is cast after it).
+
+
+def zone_cards(state: GemJamState, zone: str) -> list:
+    """The cards (kinds) now in ``zone`` (a zone name of ``spent_rebirths``)."""
+    if zone == "discard":
+        return state.discard
+    if zone == "draw":
+        return state.draw
+    if zone == "aside":
+        return state.aside["cards"] if state.aside else []
+    if zone == "stack":
+        return [e["k"] for e in state.stack] + state.resolving
+    if zone.startswith("hand"):
+        return state.hands[int(zone[4:])]
+    return state.vaults[int(zone[5:])]
+
+
+def spent_in(state: GemJamState, zone: str, kind: int) -> int:
+    """How many of the ``kind`` cards in ``zone`` are spent Nature's Rebirths (S-108)."""
+    return state.spent_rebirths.count([zone, kind])
+
+
+def move_rebirth(state: GemJamState, cfg: Config, kind: int, src: str, dst: str, pick: str) -> None:
+    """Call just before one card of ``kind`` leaves zone ``src`` for ``dst``: the spent mark moves
+    with it when the copy that moves is a spent Nature's Rebirth. Which copy moves, ``pick``:
+    "random" (a random card of the zone: spent with probability spent/copies, from the state's
+    RNG), "unspent" (a chosen card taken or cast: the unspent copy while there is one), "spent"
+    (a chosen card given up, discarded, banked or paid: the spent copy first). Between otherwise
+    identical cards these are the dominant choices (**Engine choice**, docs/gemjam.md)."""
+    if kind not in cfg.rebirth:
+        return
+    spent = spent_in(state, src, kind)
+    if not spent:
+        return
+    copies = zone_cards(state, src).count(kind)
+    if pick == "spent":
+        moves = True
+    elif pick == "unspent":
+        moves = spent >= copies
+    else:
+        moves = spent >= copies or int(state.rng.integers(copies)) < spent
+    if moves:
+        state.spent_rebirths.remove([src, kind])
+        insort(state.spent_rebirths, [dst, kind])
+
+
+def move_all_rebirths(state: GemJamState, src: str, dst: str) -> None:
+    """Every card of zone ``src`` goes to ``dst`` (a recycle, cards set aside going back)."""
+    if any(z == src for z, _ in state.spent_rebirths):
+        state.spent_rebirths = sorted([dst if z == src else z, k] for z, k in state.spent_rebirths)
+
+
 def discard_card(state: GemJamState, kind: int) -> None:
     """A card onto the face-up Discard Pile."""
     state.discard.append(kind)
 
 
-def draw_one(state: GemJamState, cfg: Config, p: int) -> int:
+def draw_one(state: GemJamState, cfg: Config, p: int, zone: str = "") -> int:
     """``p`` draws one card into its hand and gets its kind; the first run-out recycles the
     Discard Pile, the second (or an empty recycle) ends the game at once (§20, S-117, S-139):
-    then -1."""
+    then -1. ``zone``: where a spent Nature's Rebirth drawn is counted (default its hand; Lucky
+    Draw's cards go aside)."""
     if not state.draw:
         if not state.recycled:
             state.recycled = 1
@@ -490,10 +559,14 @@ def draw_one(state: GemJamState, cfg: Config, p: int) -> int:
             order = state.rng.permutation(len(pile))
             state.draw = [pile[int(i)] for i in order]
             state.draw_seen = [0] * len(pile)
+            move_all_rebirths(state, "discard", "draw")
             event(state, "recycle", len(pile))
         if not state.draw:
             end_by_count(state, cfg, "deck_out")
             return -1
+    # after a recycle in this turn the Draw Pile is a shuffle of the old Discard Pile (cards are
+    # put under it only at the end of a turn), so a Nature's Rebirth drawn is any of its copies there
+    move_rebirth(state, cfg, state.draw[-1], "draw", zone or f"hand{p}", "random")
     c = state.draw.pop()
     bits = state.draw_seen.pop()
     insort(state.hands[p], c)
@@ -539,6 +612,7 @@ BUILD["discard"] = build_hand_choice
 @finish("discard")
 def _finish_discard(state, cfg, p, pre, ctx):
     k = pre[0] - cfg.CARD
+    move_rebirth(state, cfg, k, f"hand{p}", "discard", "spent")
     hand_remove(state, p, k)
     discard_card(state, k)
     event(state, "discard", p, k)
@@ -633,6 +707,7 @@ def transfer(state: GemJamState, cfg: Config, payer: int, recv: int, left: int, 
             remove_gem(state, payer, s, k)
     else:
         k = choice[0] - cfg.CARD
+        move_rebirth(state, cfg, k, f"vault{payer}", f"vault{recv}", "spent")  # a spell paid goes to a Vault
         vault_remove(state, payer, k)
     event(state, "paid", payer, recv, k)
     state.tasks.append(["pay", payer, recv, left - cfg.gold[k]])
@@ -722,6 +797,7 @@ def _finish_timer(state, cfg, p, pre, ctx):
     if pre[0] == cfg.YES:
         hand = state.hands[state.turn]
         k = hand[int(state.rng.integers(len(hand)))]
+        move_rebirth(state, cfg, k, f"hand{state.turn}", "discard", "random")
         hand_remove(state, state.turn, k)
         discard_card(state, k)
         event(state, "timer", p, state.turn, k)
@@ -732,7 +808,7 @@ def _finish_timer(state, cfg, p, pre, ctx):
 @task("turn_start")
 def _turn_start(state, cfg, t):
     p = state.turn
-    state.plays, state.rebirths, state.timer, state.timer_used = PLAYS_PER_TURN, 0, 0, 0
+    state.plays, state.timer, state.timer_used = PLAYS_PER_TURN, 0, 0
     state.hand_was_empty = int(not state.hands[p])
     state.asleep, state.sleep_next[p] = state.sleep_next[p], 0
     state.frozen, state.freeze_next[p] = state.freeze_next[p], 0
@@ -774,6 +850,7 @@ def _task_plays(state, cfg, t):
 @task("turn_end")
 def _turn_end(state, cfg, t):
     p = state.turn
+    state.spent_rebirths = []  # S-108: "once per turn"; nothing is cast after the play stage
     hand = state.hands[p]
     if len(hand) > HAND_LIMIT:
         state.tasks.append(["turn_end"])

@@ -12,8 +12,8 @@ from bisect import insort
 from gemenvs.gemjam import rules
 from gemenvs.gemjam.rules import (
     BUILD, MAX_SETS, S_GEMS, S_GUARD, S_ID, S_TYPE, arrange, ask, destinations, discard_card, draw_cards, event,
-    draw_one, find_set, finish, gem_types_for, hand_add_public, hand_remove, is_complete, put_gem, receive_gem,
-    remove_gem, task, to_king, vault_remove,
+    draw_one, find_set, finish, gem_types_for, hand_add_public, hand_remove, is_complete, move_all_rebirths,
+    move_rebirth, put_gem, receive_gem, remove_gem, spent_in, task, to_king, vault_remove,
 )
 from gemenvs.gemjam.stack import cancel_top, cast, new_entry, recast
 
@@ -168,6 +168,7 @@ def _finish_play(state, cfg, p, pre, ctx):
             cast(state, cfg, p, decode(state, cfg, p, k, pre[1:]))
     else:
         k = a - cfg.BANK
+        move_rebirth(state, cfg, k, f"hand{p}", f"vault{p}", "spent")
         hand_remove(state, p, k, public=False)
         insort(state.vaults[p], k)
         event(state, "bank", p)
@@ -354,6 +355,7 @@ def eye_see(state, cfg, e):
     idx = sorted(int(i) for i in state.rng.choice(len(hand), size=min(2, len(hand)), replace=False))
     cards = [hand[i] for i in idx]
     for k in cards:
+        move_rebirth(state, cfg, k, f"hand{q}", "aside", "random")
         hand_remove(state, q, k, public=False)
         if k in state.seen_hand[c][q]:
             state.seen_hand[c][q].remove(k)  # now seen aside; it is known again there if it goes back
@@ -375,8 +377,11 @@ BUILD["eye_see"] = build_aside_choice
 @finish("eye_see")
 def _finish_eye_see(state, cfg, p, pre, ctx):
     aside = state.aside
-    state.aside = None
     q, cards = aside["from"], list(aside["cards"])
+    if pre[0] != cfg.PASS:
+        move_rebirth(state, cfg, pre[0] - cfg.CARD, "aside", f"hand{p}", "unspent")
+    move_all_rebirths(state, "aside", f"hand{q}")
+    state.aside = None
     if pre[0] != cfg.PASS:
         k = pre[0] - cfg.CARD
         cards.remove(k)
@@ -409,8 +414,9 @@ def lucky_draw(state, cfg, e):
     c = e["c"]
     got = []
     for _ in range(3):
-        k = draw_one(state, cfg, c)
+        k = draw_one(state, cfg, c, "aside")
         if k < 0:
+            move_all_rebirths(state, "aside", f"hand{c}")
             for x in got:
                 insort(state.hands[c], x)
             return
@@ -427,6 +433,8 @@ BUILD["lucky_draw"] = build_aside_choice
 def _finish_lucky_draw(state, cfg, p, pre, ctx):
     k = pre[0] - cfg.CARD
     cards = state.aside["cards"]
+    move_rebirth(state, cfg, k, "aside", "discard", "spent")  # the discard is one of the three (S-146)
+    move_all_rebirths(state, "aside", f"hand{p}")
     state.aside = None
     for x in cards:
         insort(state.hands[p], x)
@@ -454,6 +462,7 @@ def reanimate(state, cfg, e):
 @finish("reanimate")
 def _finish_reanimate(state, cfg, p, pre, ctx):
     k = pre[0] - cfg.CARD
+    move_rebirth(state, cfg, k, "discard", f"hand{p}", "unspent")
     state.discard.remove(k)
     hand_add_public(state, p, k)
     event(state, "reanimate", p, k)
@@ -464,12 +473,15 @@ def natures_rebirth(state, cfg, e):
     each copy at most once a turn (S-108)."""
     c = e["c"]
     if state.discard:
-        k = state.discard.pop(int(state.rng.integers(len(state.discard))))
+        i = int(state.rng.integers(len(state.discard)))
+        move_rebirth(state, cfg, state.discard[i], "discard", f"hand{c}", "random")
+        k = state.discard.pop(i)
         hand_add_public(state, c, k)
         event(state, "rebirth", c, k)
-    copies = sum(cfg.m.count[i] for i in cfg.m.kind_of_effect["natures_rebirth"])
-    if c == state.turn and state.rebirths < copies:
-        state.rebirths += 1
+    # the copy resolving is the one Nature's Rebirth of the stack (it is cast only as a play and
+    # no reaction takes it over); a spent copy grants nothing, a copy that grants is spent
+    if c == state.turn and not spent_in(state, "stack", e["k"]):
+        insort(state.spent_rebirths, ["stack", e["k"]])
         state.plays += 1
 
 
@@ -498,6 +510,8 @@ BUILD["greedy_goblin"] = build_goblin
 @finish("greedy_goblin")
 def _finish_greedy_goblin(state, cfg, p, pre, ctx):
     k, v = pre[0] - cfg.CARD, ctx["v"]
+    if v < state.n:
+        move_rebirth(state, cfg, k, f"vault{v}", f"hand{p}", "unspent")
     vault_remove(state, v, k, public=False)
     if k in state.seen_vault[p][v]:
         state.seen_vault[p][v].remove(k)
@@ -518,6 +532,8 @@ def basilisk(state, cfg, e):
     idx = sorted(int(i) for i in state.rng.choice(len(zone), size=min(2, len(zone)), replace=False))
     cards = [zone[i] for i in idx]
     for k in cards:
+        if v < state.n:
+            move_rebirth(state, cfg, k, f"vault{v}", "aside", "random")
         vault_remove(state, v, k, public=False)
         if k in state.seen_vault[c][v]:
             state.seen_vault[c][v].remove(k)
@@ -541,8 +557,11 @@ BUILD["basilisk"] = build_basilisk
 @finish("basilisk")
 def _finish_basilisk(state, cfg, p, pre, ctx):
     cards = list(state.aside["cards"])
-    state.aside = None
     a = pre[0]
+    if a >= cfg.CARD:
+        move_rebirth(state, cfg, a - cfg.CARD, "aside", f"hand{p}", "unspent")
+    move_all_rebirths(state, "aside", f"vault{p}")
+    state.aside = None
     if a >= cfg.CARD:
         k = a - cfg.CARD
         cards.remove(k)

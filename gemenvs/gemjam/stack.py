@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from gemenvs.gemjam import rules
 from gemenvs.gemjam.data import GEM_TARGETING
-from gemenvs.gemjam.rules import ask, event, finish, hand_remove, task
+from gemenvs.gemjam.rules import ask, event, finish, hand_remove, move_rebirth, task
 
 BUILD = rules.BUILD
 
@@ -24,7 +24,9 @@ def new_entry(kind: int, caster: int) -> dict:
 
 
 def cast(state, cfg, p: int, entry: dict) -> None:
-    """Put a spell from ``p``'s hand on the stack and open its response window (§16)."""
+    """Put a spell from ``p``'s hand on the stack and open its response window (§16); of a
+    Nature's Rebirth, the copy that has not granted its play this turn, if any (S-108)."""
+    move_rebirth(state, cfg, entry["k"], f"hand{p}", "stack", "unspent")
     hand_remove(state, p, entry["k"])
     state.stack.append(entry)
     event(state, "cast", p, entry["k"], entry["tp"], entry["t"])
@@ -175,6 +177,7 @@ def _finish_recast(state, cfg, p, pre, ctx):
 @task("to_discard")
 def _to_discard(state, cfg, t):
     """A resolved (or cancelled, or failed) spell goes to the Discard Pile (§17)."""
+    move_rebirth(state, cfg, t[1], "stack", "discard", "spent")
     state.resolving.remove(t[1])
     state.discard.append(t[1])
 
