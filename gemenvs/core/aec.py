@@ -12,7 +12,7 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from gemenvs.core.engine import IllegalActionError
+from gemenvs.core.engine import IllegalActionError, as_action_id
 from gemenvs.core.envbase import ILLEGAL_REWARD, RENDER_MODES, GameEnvBase, final_infos
 from gemenvs.core.rewards import terminal_rewards
 
@@ -60,9 +60,20 @@ class GameAECEnv(GameEnvBase, AECEnv):
         state = self.game_state
         if agent == self.agent_selection and not self.terminations.get(agent, True):
             mask = self.game.legal_mask(state, player)
+            # remembered for step(): the same state object at the same log length has the same mask
+            self._mask_seen = (state, len(state.log), agent, mask.copy())
         else:
             mask = np.zeros(self.game.num_actions, dtype=np.int8)
         return {"observation": self.game.observe(state, player), "action_mask": mask}
+
+    def _legal_by_seen_mask(self, agent: str, action) -> bool:
+        """Whether ``action`` is legal by the mask this agent was last shown, when that mask is
+        still current (same state object, no decision since); False when it cannot tell."""
+        seen = getattr(self, "_mask_seen", None)
+        if seen is None or seen[0] is not self.game_state or seen[1] != len(self.game_state.log) or seen[2] != agent:
+            return False
+        a = as_action_id(action)
+        return a is not None and 0 <= a < seen[3].size and bool(seen[3][a])
 
     def step(self, action) -> None:
         self._require_game("step()")
@@ -72,7 +83,7 @@ class GameAECEnv(GameEnvBase, AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        message = self._illegal_message(agent, action)
+        message = None if self._legal_by_seen_mask(agent, action) else self._illegal_message(agent, action)
         if message is not None and self.settings.illegal_action == "raise":
             raise IllegalActionError(message)
         self._cumulative_rewards[agent] = 0.0

@@ -235,6 +235,11 @@ class Game(ABC):
         legal = np.flatnonzero(self.legal_mask(state, player))
         return int(legal[0]) if legal.size == 1 else None
 
+    def forcing_possible(self, state) -> bool:
+        """False when, right after a decision, no seat can have a forced one (a cheap test a game
+        may override for speed; it must never hide a forced decision: the contract suite checks)."""
+        return True
+
     def log_action_hidden(self, state, index: int, viewer: int) -> bool:
         """Whether ``viewer`` may not see the action of another seat's decision ``state.log[index]``."""
         return False
@@ -285,6 +290,8 @@ class Game(ABC):
 
     def _play_forced(self, state) -> None:
         """Play, and log as forced, every decision that has a single legal action."""
+        if not self.forcing_possible(state):
+            return
         while not self.is_over(state):
             for p in self.to_act(state):
                 a = self.forced_action(state, p)

@@ -66,6 +66,11 @@ class MegaGem(Game):
                 return self._reveal_start + next(c for c, k in enumerate(hand) if k)
         return None
 
+    def forcing_possible(self, state: MegaGemState) -> bool:
+        """Only at the start of a round or a reveal: within a round the bid limits do not change,
+        so a bidder forced to bid 0 was already played when the round began."""
+        return state.phase != BID or all(b is None for b in state.bids)
+
     def explain(self, state: MegaGemState, player: int, action: int) -> str:
         kind, arg = self.action_spec.decode(action)
         if state.phase == BID:
