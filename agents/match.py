@@ -2,12 +2,30 @@
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from gemenvs.agents.base import Agent
+
+
+class TimedAgent:
+    """Wraps an agent and adds up the CPU time (``seconds``) and count (``decisions``) of its decisions."""
+
+    def __init__(self, agent: Agent):
+        self.agent, self.seconds, self.decisions = agent, 0.0, 0
+
+    def reset(self, seed: int | None = None) -> None:
+        self.agent.reset(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        t = time.thread_time()
+        action = self.agent.act(observation, action_mask)
+        self.seconds += time.thread_time() - t
+        self.decisions += 1
+        return action
 
 
 def play_game(env, agents: Sequence[Agent], seed: int) -> dict:

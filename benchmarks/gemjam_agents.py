@@ -19,27 +19,11 @@ import time
 
 from gemenvs import gemjam_v0
 from gemenvs.agents import RandomAgent, run_match
+from gemenvs.agents.match import TimedAgent
 from gemenvs.agents.gemjam import GemJamRuleAgent
 
 #: player count -> the least win rate of the rule agent against random players (issue 8)
 TARGETS = {3: 0.70}
-
-
-class _Timed:
-    """Wraps an agent and adds up the CPU time of its decisions."""
-
-    def __init__(self, agent):
-        self.agent, self.seconds, self.decisions = agent, 0.0, 0
-
-    def reset(self, seed=None):
-        self.agent.reset(seed)
-
-    def act(self, observation, action_mask):
-        t = time.thread_time()
-        action = self.agent.act(observation, action_mask)
-        self.seconds += time.thread_time() - t
-        self.decisions += 1
-        return action
 
 
 def _player_counts(text: str) -> list[int]:
@@ -74,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
 
         env = env_fn()
         opponents = [RandomAgent.for_env(env, seed=100 + i) for i in range(n - 1)]
-        focal = _Timed(GemJamRuleAgent.for_env(env, seed=1))
+        focal = TimedAgent(GemJamRuleAgent.for_env(env, seed=1))
         env.close()
         t0 = time.perf_counter()
         res = run_match(env_fn, focal, opponents, args.games, seed=args.seed)

@@ -18,27 +18,11 @@ import time
 
 from gemenvs import megagem_v0
 from gemenvs.agents import RandomAgent, run_match
+from gemenvs.agents.match import TimedAgent
 from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent
 
 TARGETS = {"random": 0.80, "truthful": 0.60}
 OPPONENTS = {"random": RandomAgent, "truthful": TruthfulAgent}
-
-
-class _Timed:
-    """Wraps an agent and adds up the CPU time of its decisions."""
-
-    def __init__(self, agent):
-        self.agent, self.seconds, self.decisions = agent, 0.0, 0
-
-    def reset(self, seed=None):
-        self.agent.reset(seed)
-
-    def act(self, observation, action_mask):
-        t = time.thread_time()
-        action = self.agent.act(observation, action_mask)
-        self.seconds += time.thread_time() - t
-        self.decisions += 1
-        return action
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     for name in args.opponents.split(","):
         opponents = [OPPONENTS[name].for_env(env, seed=100 + i) for i in range(args.players - 1)]
-        focal = _Timed(HeuristicBidder.for_env(env, seed=1))
+        focal = TimedAgent(HeuristicBidder.for_env(env, seed=1))
         t0 = time.perf_counter()
         res = run_match(env_fn, focal, opponents, args.games, seed=args.seed)
         wall = time.perf_counter() - t0
