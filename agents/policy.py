@@ -113,6 +113,17 @@ class PolicyAgent(BaseAgent):
         # Gumbel-max trick: argmax(logits + Gumbel noise) is a sample of softmax(logits)
         return int(legal[int(np.argmax(z + self.rng.gumbel(size=legal.size)))])
 
+    def check_fits(self, env, label: str = "the policy", where: str = "this environment") -> None:
+        """Raise ValueError unless the policy reads ``env``'s observations and plays its actions
+        (the message names the policy as ``label`` and the environment as ``where``)."""
+        first = env.possible_agents[0]
+        obs_size = int(np.prod(env.observation_space(first)["observation"].shape))
+        actions = int(env.action_space(first).n)
+        if (self.observation_size, self.num_actions) != (obs_size, actions):
+            raise ValueError(f"{label} reads {self.observation_size} observation values and plays "
+                             f"{self.num_actions} actions, but {where} has {obs_size} and {actions}: "
+                             f"was it trained on another game or player count?")
+
     def __repr__(self) -> str:
         sizes = [self.observation_size] + [w.shape[1] for w, _ in self.layers]
         mode = "deterministic" if self.deterministic else "sampled"

@@ -101,13 +101,10 @@ def build_agent(game: str, spec: str, env, seed: int | None = None, greedy: bool
             agent = PolicyAgent.load(spec, deterministic=greedy, seed=seed)
         except (FileNotFoundError, PolicyLoadError, ImportError) as e:
             raise TournamentError(" ".join(str(e).split())) from None
-        first = env.possible_agents[0]
-        obs = int(np.prod(env.observation_space(first)["observation"].shape))
-        actions = int(env.action_space(first).n)
-        if (agent.observation_size, agent.num_actions) != (obs, actions):
-            raise TournamentError(f"model {spec} reads {agent.observation_size} observation values and plays "
-                                  f"{agent.num_actions} actions, but {game} with these options has {obs} and "
-                                  f"{actions}: was it trained on another game or player count?")
+        try:
+            agent.check_fits(env, f"model {spec}", f"{game} with these options")
+        except ValueError as e:
+            raise TournamentError(str(e)) from None
         return agent
     if spec not in BASELINES.get(game, {}):
         known = ", ".join(BASELINES.get(game, {}))

@@ -71,13 +71,7 @@ def build_opponent(game: str, spec: OpponentSpec, aec_env, seed: int | None = No
             from gemenvs.agents.policy import PolicyAgent
 
             agent = PolicyAgent.load(spec, deterministic=False, seed=seed)
-            first = aec_env.possible_agents[0]
-            obs_size = int(np.prod(aec_env.observation_space(first)["observation"].shape))
-            actions = int(aec_env.action_space(first).n)
-            if (agent.observation_size, agent.num_actions) != (obs_size, actions):
-                raise ValueError(f"policy {spec!r} reads {agent.observation_size} observation values and plays "
-                                 f"{agent.num_actions} actions, but this {game} environment has {obs_size} and "
-                                 f"{actions}: was it trained on another game or player count?")
+            agent.check_fits(aec_env, f"policy {spec!r}", f"this {game} environment")
             return agent
         from gemenvs.agents.registry import make_agent
 
