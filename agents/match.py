@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -126,16 +128,41 @@ class MatchResult:
         return (self.mean_margin - half, self.mean_margin + half)
 
 
+def agent_label(agent) -> str:
+    """A short name of an agent for saved games and tables: its ``name`` (``"heuristic"``), else its class name."""
+    inner = getattr(agent, "agent", None)  # a TimedAgent names the agent it times
+    if inner is not None and not hasattr(agent, "name"):
+        return agent_label(inner)
+    name = getattr(agent, "name", None)
+    if isinstance(name, str) and name and name != "agent":
+        return name
+    return type(agent).__name__
+
+
 def run_match(env_fn: Callable[[], object], focal: Agent, opponents: Sequence[Agent], games: int,
-              seed: int = 0) -> MatchResult:
-    """Play ``games`` games with ``focal`` rotating through every seat among ``opponents``."""
+              seed: int = 0, save_dir: str | os.PathLike | None = None) -> MatchResult:
+    """Play ``games`` games with ``focal`` rotating through every seat among ``opponents``.
+
+    With ``save_dir`` every game is also written there as a saved game (:mod:`gemenvs.recording`),
+    ``game_<seed>.jsonl`` (the folder is created if needed; nothing is written elsewhere).
+    """
     env = env_fn()
     n = len(opponents) + 1
     result = MatchResult()
+    folder = None
+    if save_dir is not None:
+        folder = Path(save_dir)
+        folder.mkdir(parents=True, exist_ok=True)
     for g in range(games):
         seat = g % n
         players = list(opponents[:seat]) + [focal] + list(opponents[seat:])
         final = play_game(env, players, seed + g)
+        if folder is not None:
+            from gemenvs.recording import save_game
+
+            raw = env.unwrapped
+            save_game(folder / f"game_{seed + g}.jsonl", raw.game, raw.game_state,
+                      players=[agent_label(a) for a in players])
         me = env.possible_agents[seat]
         info = final[me]
         winners = info["winners"]

@@ -1,0 +1,324 @@
+"""Saved games: one finished game as JSON lines (header, one line per decision, result).
+
+A saved game holds what it takes to replay a game exactly, and nothing that could run code::
+
+    {"format": "gemenvs-game", "version": 1, "env": "megagem_v0", "options": {...}, "seed": 7, "players": ["you", "heuristic", "heuristic"]}
+    [0, 12, 0]
+    [1, 9, 0]
+    ...
+    {"result": {"scores": [41.0, 55.0, 38.0], "winners": [1]}}
+
+Line 1 is the header: the environment module (a name of :data:`gemenvs.ENVIRONMENTS`), the
+game's options (``game.options()``), the seed of ``game.new_state`` and a name per seat. Then
+one line per entry of the core's decision log, ``[seat, action, forced]`` (forced decisions
+included, as the engine logged them), and last the final scores and winners.
+
+:func:`load_game` is strict: it reads JSON only, checks every field, builds the game from its
+options and replays the log with the engine's legality checks, so a file that is not JSON, of
+another format or version, names an unknown environment, holds an illegal or misplaced
+decision, stops before the game ends or states another result is a :class:`RecordingError`
+whose one-line message names the file and the line. A custom card manifest is saved inline,
+never as a path, so that reading a saved game opens no other file.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gemenvs.core.engine import Game, StateError, as_action_id, check_json, check_seed
+
+#: the ``format`` field of every saved game
+FORMAT = "gemenvs-game"
+#: the version of the format this module writes and reads
+VERSION = 1
+HEADER_KEYS = ("format", "version", "env", "options", "seed", "players")
+
+
+class RecordingError(ValueError):
+    """A saved game that cannot be read or replayed; the one-line message names the file and line."""
+
+
+def env_modules() -> dict[str, str]:
+    """Environment name (``"megagem_v0"``) -> module of every game of the suite."""
+    import gemenvs
+
+    return {module.rsplit(".", 1)[-1]: module for module in gemenvs.ENVIRONMENTS.values()}
+
+
+def game_class(env_name: str) -> type[Game]:
+    """The engine class of environment ``env_name`` (only the suite's own modules are imported)."""
+    modules = env_modules()
+    if env_name not in modules:
+        raise ValueError(f"unknown env {env_name!r}; known: {', '.join(sorted(modules))}")
+    return importlib.import_module(modules[env_name]).raw_env.game_class
+
+
+def env_name_of(game: Game) -> str:
+    """The environment name of a game object (``"gemjam_v0"`` for a :class:`GemJam`)."""
+    for name in env_modules():
+        if isinstance(game, game_class(name)):
+            return name
+    raise ValueError(f"{type(game).__name__} is not a game of gemenvs.ENVIRONMENTS")
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as plain JSON data: numpy scalars to Python ones, tuples to lists."""
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def saved_options(game: Game) -> dict:
+    """``game.options()`` as JSON data, a manifest read from a path stored inline."""
+    options = _plain(dict(game.options()))
+    manifest = options.get("manifest")
+    if isinstance(manifest, (str, os.PathLike)):
+        with open(manifest, encoding="utf-8") as f:
+            options["manifest"] = json.load(f)
+    try:
+        check_json(options, "options")
+    except StateError as e:
+        raise ValueError(f"the game's options cannot be saved: {e}") from None
+    return options
+
+
+def game_lines(game: Game, state, env_name: str | None = None, players: Sequence[str] | None = None) -> list[str]:
+    """The lines of the saved game of a finished ``state`` of ``game`` (see the module docstring)."""
+    if not game.is_over(state):
+        raise ValueError("only a finished game can be saved (this one is not over)")
+    n = game.num_players
+    players = ["unknown"] * n if players is None else [str(p) for p in players]
+    if len(players) != n:
+        raise ValueError(f"{len(players)} player names for {n} seats")
+    env_name = env_name_of(game) if env_name is None else env_name
+    if not isinstance(game, game_class(env_name)):
+        raise ValueError(f"env {env_name!r} does not play {type(game).__name__}")
+    header = {"format": FORMAT, "version": VERSION, "env": env_name, "options": saved_options(game),
+              "seed": int(state.to_dict()["seed"]), "players": players}
+    res = game.results(state)
+    result = {"result": {"scores": _plain(list(res.scores)), "winners": [int(w) for w in res.winners]}}
+    lines = [json.dumps(header, allow_nan=False)]
+    lines += [json.dumps([int(p), int(a), int(f)]) for p, a, f in state.log]
+    lines.append(json.dumps(result, allow_nan=False))
+    return lines
+
+
+def save_game(path: str | os.PathLike, game: Game, state, env_name: str | None = None,
+              players: Sequence[str] | None = None) -> Path:
+    """Write the finished ``state`` of ``game`` to ``path`` as a saved game and return the path.
+
+    ``env_name`` defaults to the game's environment (``"megagem_v0"``...); ``players`` names the
+    agent of every seat (default ``"unknown"``).
+    """
+    text = "\n".join(game_lines(game, state, env_name, players)) + "\n"
+    path = Path(path)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@dataclass
+class SavedGame:
+    """A saved game as read by :func:`load_game` (already checked by a full replay)."""
+
+    env: str
+    options: dict
+    seed: int
+    log: list[list[int]]
+    players: list[str]
+    result: dict
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return len(self.players)
+
+    def game(self) -> Game:
+        """A new engine of this game, built with the saved options."""
+        return game_class(self.env)(**self.options)
+
+    def replay(self, game: Game | None = None):
+        """The final state, replayed by :func:`gemenvs.agents.match.replay_game`."""
+        from gemenvs.agents.match import replay_game
+
+        return replay_game(game or self.game(), self.seed, self.log)
+
+    def states(self, game: Game | None = None) -> Iterator:
+        """Yield a copy of the state after each entry of the log (forced decisions included), in
+        order; the state before the first entry is ``game.initial_state(seed)``."""
+        game = game or self.game()
+        state = game.initial_state(self.seed)
+        for k, (p, a, forced) in enumerate(self.log):
+            reason = game.why_illegal(state, p, a)
+            if reason is not None or (forced and game.forced_action(state, p) != a):
+                raise RecordingError(f"log entry {k} ({p}, {a}, {forced}) does not replay: {reason or 'not forced'}")
+            # the engine's order (Game.apply_legal): the entry is logged, then played
+            state.log.append([p, a, forced])
+            game.play(state, p, a)
+            yield state.copy()
+
+
+def _fail(source: str, line: int | None, message: str) -> RecordingError:
+    """A RecordingError naming the file and the line (1-based), on one line."""
+    where = f"{source}: line {line}: " if line is not None else f"{source}: "
+    return RecordingError(where + " ".join(str(message).split()))
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not JSON data")
+
+
+def _parse_header(header: Any, source: str) -> tuple[Game, dict]:
+    """Check line 1 and build its game; return the game and the header."""
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise _fail(source, 1, f"not a saved gemenvs game (line 1 must be a header with \"format\": \"{FORMAT}\")")
+    version = header.get("version")
+    if version != VERSION or isinstance(version, bool):
+        raise _fail(source, 1, f"format version {version!r} is not supported (this gemenvs reads version {VERSION})")
+    missing = [k for k in HEADER_KEYS if k not in header]
+    unknown = sorted(set(header) - set(HEADER_KEYS))
+    if missing or unknown:
+        raise _fail(source, 1, f"header keys differ: missing {missing}, unknown {unknown}")
+    env = header["env"]
+    modules = env_modules()
+    if not isinstance(env, str) or env not in modules:
+        raise _fail(source, 1, f"unknown env {env!r}; known: {', '.join(sorted(modules))}")
+    options = header["options"]
+    if not isinstance(options, dict):
+        raise _fail(source, 1, "options must be an object")
+    if isinstance(options.get("manifest"), str):
+        raise _fail(source, 1, "options.manifest must be inline (an object), not a path")
+    try:
+        seed = check_seed(header["seed"])
+    except ValueError as e:
+        raise _fail(source, 1, str(e)) from None
+    if seed is None:
+        raise _fail(source, 1, "seed must be an integer")
+    try:
+        game = game_class(env)(**options)
+    except (TypeError, ValueError) as e:
+        raise _fail(source, 1, f"options: {e}") from None
+    players = header["players"]
+    if not (isinstance(players, list) and all(isinstance(p, str) for p in players)):
+        raise _fail(source, 1, "players must be a list of names")
+    if len(players) != game.num_players:
+        raise _fail(source, 1, f"{len(players)} player names for a {game.num_players}-player game")
+    return game, header
+
+
+def _parse_entry(entry: Any, source: str, line: int, game: Game) -> list[int]:
+    """Check one log line: ``[seat, action, forced]`` of plain integers."""
+    if not (isinstance(entry, list) and len(entry) == 3 and all(as_action_id(x) is not None and not isinstance(x, float)
+                                                                 for x in entry)):
+        raise _fail(source, line, f"expected a decision [seat, action, forced], got {_short(entry)}")
+    p, a, forced = entry
+    if forced not in (0, 1):
+        raise _fail(source, line, f"forced must be 0 or 1, got {forced!r}")
+    if not 0 <= p < game.num_players:
+        raise _fail(source, line, f"no seat {p} in a {game.num_players}-player game")
+    if not 0 <= a < game.num_actions:
+        raise _fail(source, line, f"action {a} is outside 0..{game.num_actions - 1}")
+    return [p, a, forced]
+
+
+def _parse_result(last: Any, source: str, line: int, game: Game) -> dict:
+    """Check the last line: ``{"result": {"scores": [...], "winners": [...]}}``."""
+    n = game.num_players
+    if not (isinstance(last, dict) and set(last) == {"result"} and isinstance(last["result"], dict)
+            and set(last["result"]) == {"scores", "winners"}):
+        raise _fail(source, line, "the last line must be {\"result\": {\"scores\": [...], \"winners\": [...]}}")
+    scores, winners = last["result"]["scores"], last["result"]["winners"]
+    if not (isinstance(scores, list) and len(scores) == n
+            and all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores)):
+        raise _fail(source, line, f"result scores must be {n} numbers")
+    if not (isinstance(winners, list) and all(as_action_id(w) is not None and 0 <= w < n for w in winners)):
+        raise _fail(source, line, f"result winners must be seats in 0..{n - 1}")
+    return {"scores": scores, "winners": winners}
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _replay(game: Game, seed: int, log: list[list[int]], source: str):
+    """Replay ``log`` with the engine's checks; errors name the line (entry k is line k + 2)."""
+    state = game.new_state(seed)
+    for k, entry in enumerate(log):
+        line = k + 2
+        p, a, forced = entry
+        if k < len(state.log):
+            if state.log[k] != entry:
+                p2, a2, _ = state.log[k]
+                raise _fail(source, line, f"the replay has a forced decision here ({game.action_name(a2)} by "
+                                          f"player_{p2}), not {entry}")
+            continue
+        if forced:
+            raise _fail(source, line, "marked forced, but the replay offers a choice here")
+        reason = game.why_illegal(state, p, a)
+        if reason is not None:
+            raise _fail(source, line, f"illegal decision {game.safe_action_name(a)} by player_{p}: {reason}")
+        game.apply_legal(state, p, a)
+    end = len(log) + 2  # the result line, where the missing decisions would be
+    if len(state.log) > len(log):
+        raise _fail(source, end, f"the log stops before the forced decisions the engine plays after it "
+                                 f"({len(state.log) - len(log)} missing)")
+    if not game.is_over(state):
+        raise _fail(source, end, "the log ends before the game does")
+    return state
+
+
+def parse_game(text: str, source: str = "<saved game>") -> SavedGame:
+    """Read a saved game from its text (see :func:`load_game`); ``source`` names it in errors."""
+    lines = text.split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        raise _fail(source, None, "empty file, not a saved gemenvs game")
+    data = []
+    for k, line in enumerate(lines, start=1):
+        if not line.strip():
+            raise _fail(source, k, "empty line")
+        try:
+            data.append(json.loads(line, parse_constant=_reject_constant))
+        except ValueError as e:
+            raise _fail(source, k, f"not JSON ({getattr(e, 'msg', e)})") from None
+    game, header = _parse_header(data[0], source)
+    if len(data) < 2:
+        raise _fail(source, 2, "the file ends after the header (no result line)")
+    log = [_parse_entry(entry, source, k, game) for k, entry in enumerate(data[1:-1], start=2)]
+    result = _parse_result(data[-1], source, len(data), game)
+    state = _replay(game, header["seed"], log, source)
+    res = game.results(state)
+    if [float(s) for s in result["scores"]] != [float(s) for s in res.scores]:
+        raise _fail(source, len(data), f"result scores {result['scores']} are not the replay's {_plain(list(res.scores))}")
+    if sorted(result["winners"]) != sorted(int(w) for w in res.winners):
+        raise _fail(source, len(data), f"result winners {result['winners']} are not the replay's {list(res.winners)}")
+    return SavedGame(env=header["env"], options=header["options"], seed=int(header["seed"]), log=log,
+                     players=list(header["players"]), result=result)
+
+
+def load_game(path: str | os.PathLike) -> SavedGame:
+    """Read and check a saved game (a full replay); any problem is a one-line :class:`RecordingError`."""
+    source = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise _fail(source, None, f"cannot read the file ({reason})") from None
+    return parse_game(text, source)
