@@ -69,7 +69,7 @@ def test_reward_and_illegal_options_are_validated():
     with pytest.raises(ValueError, match="illegal_action must be one of"):
         megagem_v0.env(illegal_action="ignore")
     with pytest.raises(ValueError, match="render_mode must be one of"):
-        megagem_v0.env(render_mode="rgb_array")
+        megagem_v0.env(render_mode="rgb")
 
 
 def test_rank_keys_break_score_ties_for_win_and_rank():

@@ -110,7 +110,7 @@ def test_bad_options_are_errors():
     with pytest.raises(ValueError, match="illegal_action"):
         gem_v0.env(illegal_action="ignore")
     with pytest.raises(ValueError, match="render_mode"):
-        gem_v0.env(render_mode="rgb_array")
+        gem_v0.env(render_mode="rgb")
     with pytest.raises(ValueError, match="num_players"):
         gem_v0.env(num_players=5)
 

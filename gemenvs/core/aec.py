@@ -13,14 +13,15 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from gemenvs.core.engine import IllegalActionError, as_action_id
-from gemenvs.core.envbase import ILLEGAL_REWARD, RENDER_MODES, GameEnvBase, final_infos
+from gemenvs.core.envbase import ILLEGAL_REWARD, RENDER_FPS, RENDER_MODES, GameEnvBase, final_infos
 from gemenvs.core.rewards import terminal_rewards
 
 
 class GameAECEnv(GameEnvBase, AECEnv):
     """AEC environment over a pure game engine; subclasses set ``game_class`` and ``metadata``."""
 
-    metadata = {"render_modes": list(RENDER_MODES), "name": "gem_base", "is_parallelizable": False}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS, "name": "gem_base",
+                "is_parallelizable": False}
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", reward: str = "win",
                  **game_options):
@@ -123,11 +124,13 @@ class GameAECEnv(GameEnvBase, AECEnv):
             self.infos[a] = {"illegal_action": {"agent": agent, "reason": why, "offenders": {agent: why}}}
 
     def render(self):
+        """The table as the seat to act sees it (the view without a seat once the game is over),
+        in the render mode; :meth:`render_view` renders a chosen seat's view."""
         viewer = None
         if self.game_state is not None and not self.game.is_over(self.game_state) \
                 and not self.terminations.get(self.agent_selection, True):
             viewer = self.agent_name_mapping[self.agent_selection]
-        return self._render_text(viewer)
+        return self._render(viewer)
 
 
 def wrap_aec(env: GameAECEnv) -> AECEnv:

@@ -11,7 +11,11 @@ from gemenvs.core.engine import Game, _short, check_choice, check_seed
 from gemenvs.core.rewards import check_reward_mode
 
 ILLEGAL_POLICIES = ("raise", "terminate")
-RENDER_MODES = ("ansi", "human")
+#: "ansi": the game's text picture; "human": that text printed; "rgb_array": an (H, W, 3) uint8
+#: picture of the table (:mod:`gemenvs.pictures`, sizes in docs/pictures.md)
+RENDER_MODES = ("ansi", "human", "rgb_array")
+#: frames per second of recorded games (Gymnasium's RecordVideo reads it from ``metadata``)
+RENDER_FPS = 2
 #: reward given to a player whose illegal action ended the game under ``illegal_action="terminate"``
 ILLEGAL_REWARD = -1.0
 
@@ -139,16 +143,31 @@ class GameEnvBase:
             return None
         return f"illegal action {_short(action)} ({self.game.safe_action_name(action)}) by {agent}: {reason}"
 
-    def _render_text(self, viewer: int | None):
-        """Render for ``viewer`` in the env's render mode (text for "ansi", printed for "human")."""
+    def _render(self, viewer: int | None):
+        """Render the table as seat ``viewer`` (None: no seat) sees it, in the env's render mode:
+        the text for "ansi", printed for "human", an (H, W, 3) uint8 picture for "rgb_array"
+        (the same information as the text; Pillow is imported on the first picture)."""
         if self.render_mode is None:
-            logger.warn("You are calling render without a render_mode (use 'ansi' or 'human').")
+            logger.warn("You are calling render without a render_mode (use 'ansi', 'human' or 'rgb_array').")
             return None
+        if self.render_mode == "rgb_array":
+            from gemenvs import pictures
+
+            if self.game_state is None:
+                return pictures.placeholder(self.game, "no game: call reset() first")
+            return pictures.draw(self.game, self.game_state, viewer)
         text = "(no game: call reset() first)" if self.game_state is None else self.game.render(self.game_state, viewer)
         if self.render_mode == "ansi":
             return text
         print(text)
         return None
+
+    def render_view(self, agent: str | None):
+        """Render as ``agent`` sees the table (None: the view without a seat), in the env's render
+        mode, whoever is to act (``render()`` shows the seat to act)."""
+        if agent is not None and agent not in self.agent_name_mapping:
+            raise ValueError(f"no agent {agent!r}; agents are {', '.join(self.possible_agents)}")
+        return self._render(None if agent is None else self.agent_name_mapping[agent])
 
     def close(self) -> None:
         pass

@@ -11,14 +11,14 @@ import numpy as np
 from pettingzoo import ParallelEnv
 
 from gemenvs.core.engine import IllegalActionError
-from gemenvs.core.envbase import ILLEGAL_REWARD, RENDER_MODES, GameEnvBase, final_infos
+from gemenvs.core.envbase import ILLEGAL_REWARD, RENDER_FPS, RENDER_MODES, GameEnvBase, final_infos
 from gemenvs.core.rewards import terminal_rewards
 
 
 class GameParallelEnv(GameEnvBase, ParallelEnv):
     """Parallel environment over a pure game engine; subclasses set ``game_class`` and ``metadata``."""
 
-    metadata = {"render_modes": list(RENDER_MODES), "name": "gem_base_parallel"}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS, "name": "gem_base_parallel"}
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", reward: str = "win",
                  **game_options):
@@ -100,8 +100,10 @@ class GameParallelEnv(GameEnvBase, ParallelEnv):
         return obs, rewards, terminations, truncations, infos
 
     def render(self):
+        """The table as the one seat to act sees it (the view without a seat while several act
+        at once, and once the game is over); :meth:`render_view` renders a chosen seat's view."""
         viewer = None
         if self.game_state is not None and self.agents:
             acting = self.game.to_act(self.game_state)
             viewer = acting[0] if len(acting) == 1 else None
-        return self._render_text(viewer)
+        return self._render(viewer)

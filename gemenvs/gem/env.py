@@ -6,6 +6,7 @@ INVESTED cards (the rulebook's tiebreak), through the engine's ``Results.rank_ke
 from __future__ import annotations
 
 from gemenvs.core.aec import GameAECEnv, wrap_aec
+from gemenvs.core.envbase import RENDER_FPS, RENDER_MODES
 from gemenvs.core.parallel import GameParallelEnv
 from gemenvs.gem.game import Gem
 
@@ -13,14 +14,15 @@ from gemenvs.gem.game import Gem
 class raw_env(GameAECEnv):  # noqa: N801 - PettingZoo naming convention
     """GEM as an AEC environment: one seat decides at a time."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "gem_v0", "is_parallelizable": False}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS, "name": "gem_v0",
+                "is_parallelizable": False}
     game_class = Gem
 
 
 class parallel_raw_env(GameParallelEnv):  # noqa: N801
     """GEM as a Parallel environment: each step carries the action of the one seat to decide."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "gem_v0"}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS, "name": "gem_v0"}
     game_class = Gem
 
 

@@ -7,6 +7,7 @@ action (a pass with no reaction in hand, a forced placement) are played by the e
 from __future__ import annotations
 
 from gemenvs.core.aec import GameAECEnv, wrap_aec
+from gemenvs.core.envbase import RENDER_FPS, RENDER_MODES
 from gemenvs.core.parallel import GameParallelEnv
 from gemenvs.gemjam.game import GemJam
 
@@ -14,14 +15,15 @@ from gemenvs.gemjam.game import GemJam
 class raw_env(GameAECEnv):  # noqa: N801 - PettingZoo naming convention
     """Gem Jam as an AEC environment: one seat decides at a time."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "gemjam_v0", "is_parallelizable": False}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS, "name": "gemjam_v0",
+                "is_parallelizable": False}
     game_class = GemJam
 
 
 class parallel_raw_env(GameParallelEnv):  # noqa: N801
     """Gem Jam as a Parallel environment: each step carries the action of the one seat to decide."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "gemjam_v0"}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS, "name": "gemjam_v0"}
     game_class = GemJam
 
 

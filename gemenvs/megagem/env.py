@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from gemenvs.core.aec import GameAECEnv, wrap_aec
+from gemenvs.core.envbase import RENDER_FPS, RENDER_MODES
 from gemenvs.core.parallel import GameParallelEnv
 from gemenvs.megagem.game import MegaGem
 
@@ -9,14 +10,15 @@ from gemenvs.megagem.game import MegaGem
 class raw_env(GameAECEnv):  # noqa: N801 - PettingZoo naming convention
     """MegaGem as an AEC environment; bidders act one after another, never seeing earlier sealed bids."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "megagem_v0", "is_parallelizable": False}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS, "name": "megagem_v0",
+                "is_parallelizable": False}
     game_class = MegaGem
 
 
 class parallel_raw_env(GameParallelEnv):  # noqa: N801
     """MegaGem as a Parallel environment: all bids in one step, the winner alone in a reveal step."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "megagem_v0"}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS, "name": "megagem_v0"}
     game_class = MegaGem
 
 

@@ -41,6 +41,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gemenvs.agents.base import Agent
+from gemenvs.core.envbase import RENDER_FPS, RENDER_MODES
 
 #: what an opponent seat can be given as (see the module docstring)
 OpponentSpec = str | Agent
@@ -143,14 +144,15 @@ class SingleAgentEnv(gymnasium.Env):
         learner_seat: the learner's seat, or ``None`` to draw it uniformly every episode.
         illegal_action: ``"terminate"`` ends the episode with the env's illegal-action reward for
             the learner (what ``check_env``'s random actions need); ``"raise"`` raises.
-        render_mode: ``"ansi"`` or ``"human"`` (the game's text picture, seen by the learner).
+        render_mode: ``"ansi"`` or ``"human"`` (the game's text picture, seen by the learner), or
+            ``"rgb_array"`` (the same view as an (H, W, 3) uint8 picture, for RecordVideo).
         env_fn: build the AEC environment with this instead of ``env_id`` (given the options).
         shaping: weight w >= 0 of the potential-based shaping reward (see the module docstring); 0: off.
         shaping_gamma: the discount in [0, 1] of that shaping, which should be the learner's own.
         **options: game and reward options passed to the AEC environment (``num_players``, ``reward``...).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS}
 
     def __init__(self, env_id: str = "gemenvs/MegaGem-v0", opponents: Any = "random",
                  learner_seat: int | None = None, illegal_action: str = "terminate",
@@ -239,8 +241,10 @@ class SingleAgentEnv(gymnasium.Env):
         return self._mask.astype(bool)
 
     def render(self):
-        """The game's text picture (``render_mode`` ``"ansi"`` returns it, ``"human"`` prints it)."""
-        return self.aec.render()
+        """The table as the learner sees it: the text (``render_mode`` ``"ansi"`` returns it,
+        ``"human"`` prints it) or the picture (``"rgb_array"``)."""
+        view = getattr(self.raw, "render_view", None)  # (an env from env_fn may lack it)
+        return self.aec.render() if view is None else view(self.learner)
 
     def close(self) -> None:
         """Close the AEC environment."""
