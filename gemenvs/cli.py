@@ -121,6 +121,13 @@ def play_command(args: argparse.Namespace, screen) -> int:
     if args.replay is not None:
         if args.game is not None:
             raise UsageError("--replay FILE replays a saved game: give no GAME")
+        extra = [flag for flag, value in (("--players", args.players), ("--opponents", args.opponents),
+                                          ("--seed", args.seed), ("--option", args.option), ("--save", args.save))
+                 if value]
+        if extra:
+            raise UsageError(f"--replay FILE takes --seat K or --table and --no-pause, not {', '.join(extra)}")
+        if args.table and args.seat is not None:
+            raise UsageError("--replay shows one view: --seat K or --table, not both")
         return replay_view(args.replay, None if args.table else args.seat, args.no_pause, screen)
     if args.table or args.no_pause:
         raise UsageError("--table and --no-pause go with --replay FILE")

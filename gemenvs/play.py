@@ -18,6 +18,7 @@ when it is installed; otherwise (pipes, files, tests) it writes plain text.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from collections.abc import Sequence
@@ -30,6 +31,8 @@ HELP_WORDS = ("?", "h", "help")
 QUIT_WORDS = ("q", "quit", "exit")
 LIST_WORDS = ("l", "list")
 LOG_WORDS = ("log",)
+#: a choice typed by its number (ASCII digits only)
+NUMBER = re.compile(r"[+-]?[0-9]+")
 #: at most this many lines of "what happened since your last decision"
 RECENT_LINES = 30
 
@@ -166,13 +169,15 @@ def parse_choice(game: Game, state, seat: int, legal: Sequence[int], text: str) 
     ``(None, reason)`` with a one-line reason why the answer chooses nothing."""
     answer = _norm(text)
     n = len(legal)
+    quoted = repr(answer if len(answer) <= 30 else answer[:27] + "...")
     if not answer:
         return None, f"type a number 1..{n} or the name of a choice (? for help)"
-    if answer.lstrip("+-").isdigit():
-        k = int(answer)
+    if NUMBER.fullmatch(answer):
+        small = len(answer.lstrip("+-0")) <= 9
+        k = int(answer) if small else n + 1
         if 1 <= k <= n:
             return int(legal[k - 1]), None
-        return None, f"there is no choice {k}: type a number 1..{n}"
+        return None, f"there is no choice {answer if small else quoted}: type a number 1..{n}"
     names = {a: action_names(game, a) for a in legal}
     exact = [a for a in legal if answer in names[a]]
     if exact:
@@ -186,8 +191,12 @@ def parse_choice(game: Game, state, seat: int, legal: Sequence[int], text: str) 
         return int(prefix[0]), None
     if prefix:
         shown = ", ".join(game.action_spec.label(a) for a in prefix[:5]) + (", ..." if len(prefix) > 5 else "")
-        return None, f"{text.strip()!r} could be {len(prefix)} choices ({shown}): type more of the name or its number"
-    return None, f"no choice is called {text.strip()!r}: type a number 1..{n} or a name such as " \
+        return None, f"{quoted} could be {len(prefix)} choices ({shown}): type more of the name or its number"
+    for a in range(game.num_actions):  # the beginning of real actions, none legal now
+        if any(name.startswith(answer) for name in action_names(game, a)):
+            reason = game.why_illegal(state, seat, a) or "not legal now"
+            return None, f"no {quoted} choice is allowed now ({game.action_spec.label(a)}: {reason})"
+    return None, f"no choice is called {quoted}: type a number 1..{n} or a name such as " \
                  f"{game.action_spec.label(int(legal[0]))}"
 
 

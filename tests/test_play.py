@@ -118,6 +118,17 @@ def test_parse_choice_by_number_name_and_prefix():
     assert any(gem.action_name(take) in line for line in choice_lines(gem, legal))
 
 
+@pytest.mark.parametrize("text", ["\u00b2", "\u0661", "\uff13", "+-3", "--1", "9" * 5000, "0" * 20 + "99", "\x00",
+                                  "bid[]", "[", "]", "bid[3]]", "1e3", "0x1", "\t", "a" * 100, "rev"])
+def test_strange_answers_choose_nothing_and_say_why(text):
+    game = MegaGem(num_players=3)
+    state = game.new_state(11)
+    legal = [int(a) for a in game.legal_actions(state, 0)]
+    action, reason = parse_choice(game, state, 0, legal, text)
+    assert action is None and reason and "\n" not in reason and len(reason) < 200
+    assert parse_choice(game, state, 0, legal, "0" * 20 + "2") == (legal[1], None)
+
+
 def test_opponents_by_name_and_policy_file(tmp_path):
     game = MegaGem(num_players=3)
     rng = np.random.default_rng(0)
@@ -147,6 +158,8 @@ def test_opponents_by_name_and_policy_file(tmp_path):
     (["megagem", "--players", "3", "--option", "num_players=3"], "give the number of players once"),
     (["megagem", "--table"], "go with --replay"),
     (["megagem", "--replay", "x.jsonl"], "give no GAME"),
+    (["--replay", "x.jsonl", "--seed", "3"], "not --seed"),
+    (["--replay", "x.jsonl", "--seat", "1", "--table"], "not both"),
 ])
 def test_usage_errors_are_one_line(argv, words, capsys):
     assert main(["play", *argv], stdin=io.StringIO(), stdout=io.StringIO()) == 2

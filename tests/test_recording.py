@@ -262,3 +262,27 @@ def test_loading_runs_no_code(tmp_path):
     with pytest.raises(RecordingError, match="unknown env 'antigravity'"):
         parse_game(text)
     assert "antigravity" not in sys.modules
+
+
+def test_animation_without_pictures_is_a_one_line_error(megagem_file, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "gemenvs.pictures", None)  # as if the module could not be imported
+    out = megagem_file[0].parent / "none.gif"
+    assert main(["replay", str(megagem_file[0]), "--gif", str(out)], stdout=io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gemenvs: error: animations need gemenvs.pictures") and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_animation_as_gif(tmp_path, capsys):
+    pictures = pytest.importorskip("gemenvs.pictures")
+    if not hasattr(pictures, "replay_frames"):
+        pytest.skip("gemenvs.pictures has no replay_frames yet")
+    pytest.importorskip("PIL")
+    game, state = finished("gemjam_v0", seed=3)
+    path = save_game(tmp_path / "gj.jsonl", game, state)
+    out = tmp_path / "gj.gif"
+    stdout = io.StringIO()
+    assert main(["replay", str(path), "--seat", "0", "--gif", str(out)], stdout=stdout) == 0, capsys.readouterr().err
+    assert out.read_bytes()[:4] == b"GIF8" and f"to {out}" in stdout.getvalue()
+    assert main(["replay", str(path), "--gif", str(tmp_path / "gj.png")], stdout=io.StringIO()) == 2
+    assert capsys.readouterr().err.count("\n") == 1
