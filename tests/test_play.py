@@ -51,7 +51,7 @@ def test_a_whole_game_by_scripted_input(name, tmp_path):
     assert "type a number 1.." in text  # the empty answer
     assert "no choice is called 'xyzzy'" in text
     assert "there is no choice 0" in text and "there is no choice 999" in text and "there is no choice -2" in text
-    assert f"is not allowed now: " in text and reason in text
+    assert "is not allowed now: " in text and reason in text
     assert "Commands:" in text and text.count("Your choices:") >= 2  # ? and list
     assert "game over" in text and f"Saved to {path}" in text
     saved = load_game(path)
