@@ -38,7 +38,7 @@ RECENT_LINES = 30
 
 
 class QuitGame(Exception):
-    """The person asked to leave (``q``) or the input ended."""
+    """The person asked to leave (``q``); the end of input is EOFError."""
 
 
 class Screen:
@@ -118,8 +118,7 @@ class Screen:
             self.stdout.flush()
         line = self.stdin.readline()
         if not line:
-            if self.console is None:
-                self.stdout.write("\n")
+            self.stdout.write("\n")
             raise EOFError
         if not self.interactive:  # echo scripted answers, so a transcript reads like a session
             self.stdout.write(line if line.endswith("\n") else line + "\n")
