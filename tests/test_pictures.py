@@ -138,6 +138,25 @@ def test_single_learner_view_renders_the_learners_side():
     env.close()
 
 
+def test_gymnasium_records_an_episode_as_a_gif(tmp_path):
+    """Gymnasium's RenderCollection (what RecordVideo builds on, without its moviepy) gathers a
+    frame per step of a whole episode; the frames make a GIF."""
+    env = gymnasium.wrappers.RenderCollection(gymnasium.make(
+        "gemenvs/GEM-v0", num_players=2, opponents="random", render_mode="rgb_array"))
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    done, steps = False, 0
+    while not done:
+        _, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(env.unwrapped.action_masks()))))
+        steps += 1
+    frames = env.render()
+    assert len(frames) == steps + 1 and all(f.shape == (*SIZES[Gem, 2], 3) for f in frames)
+    path = pictures.write_animation(frames, tmp_path / "episode.gif", fps=env.metadata["render_fps"])
+    with Image.open(path) as gif:
+        assert gif.n_frames >= 2
+    env.close()
+
+
 def _short_log(game, seed: int, decisions: int) -> list[list[int]]:
     """The log of a seeded random game's first ``decisions`` non-forced decisions."""
     rng = np.random.default_rng(seed)
