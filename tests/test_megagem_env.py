@@ -553,7 +553,7 @@ def test_not_declared_parallelizable():
 BAD_OPTIONS = [
     ("value_chart", "F"), ("value_chart", "a"), ("tie_break", "random"), ("reveal_after", "never"),
     ("two_pairs", "all"), ("public_bids", "yes"), ("public_bids", 1), ("reward", "points"),
-    ("illegal_action", "ignore"), ("render_mode", "rgb_array"),
+    ("illegal_action", "ignore"), ("render_mode", "rgb"),
 ]
 
 
