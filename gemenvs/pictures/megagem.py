@@ -3,13 +3,13 @@
 Top: the Value Display with the value chart (each colour's row, the column of its Display count
 lit), the current auction card, the gem row for sale and the face-down decks, the four missions
 and the last auction. Below, one area per player: coins, hand (the viewer's own face up, the
-others' backs with their count), Collection, loans, investments and score. ``viewer=None``
+others' backs with their count), Collection, loans, investments, score, and the winners at the end. ``viewer=None``
 shows the public table: no hand face up, no bid of the round being bid.
 """
 from __future__ import annotations
 
 from gemenvs.megagem.data import AUCTION_KINDS, COLOURS, MISSIONS, NUM_COLOURS, VALUE_CHARTS
-from gemenvs.megagem.rules import BID, OVER, REVEAL, score_breakdown
+from gemenvs.megagem.rules import BID, OVER, REVEAL, results, score_breakdown
 from gemenvs.pictures import palette
 from gemenvs.pictures.canvas import Canvas
 
@@ -189,6 +189,8 @@ def _seat(c: Canvas, s, p: int, viewer: int | None, box) -> None:
         c.text((x1 - 12, y0 + 8), status, 12, palette.HIGHLIGHT if s.bids[p] is None else palette.MUTED, anchor="ra")
     elif s.phase == REVEAL and s.winner == p:
         c.text((x1 - 12, y0 + 8), "reveals a gem", 12, palette.HIGHLIGHT, anchor="ra")
+    elif s.phase == OVER and p in results(s).winners:
+        c.text((x1 - 12, y0 + 8), "wins", 14, palette.HIGHLIGHT, anchor="ra")
 
 
 __all__ = ["draw", "size"]
