@@ -168,7 +168,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.shaping, self.shaping_gamma = float(shaping), float(shaping_gamma)
         self._potential = 0.0
         make = env_fn or (lambda **kw: make_aec_env(env_id, **kw))
-        self.aec = make(illegal_action=illegal_action, render_mode=render_mode, **options)
+        # in "human" mode the AEC env would print after every step, opponents' too, each from the
+        # seat to act (their hands on screen): it renders text here, and this view prints the learner's
+        inner_mode = "ansi" if render_mode == "human" else render_mode
+        self.aec = make(illegal_action=illegal_action, render_mode=inner_mode, **options)
         self.raw = self.aec.unwrapped
         self.agent_names = list(self.raw.possible_agents)
         self.num_players = len(self.agent_names)
@@ -214,6 +217,8 @@ class SingleAgentEnv(gymnasium.Env):
         else:
             raise RuntimeError("100 games in a row ended before the learner's first decision")
         self._potential = self._progress()
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), {"action_mask": self._mask.copy(), "learner_seat": self.seat}
 
     def step(self, action):
@@ -230,6 +235,8 @@ class SingleAgentEnv(gymnasium.Env):
         info: dict[str, Any] = {"action_mask": self._mask.copy()}
         if self._over:
             info.update(self._final_info())
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), reward, self._over, False, info
 
     def update_opponents(self, *args, **kwargs) -> None:
@@ -242,9 +249,14 @@ class SingleAgentEnv(gymnasium.Env):
 
     def render(self):
         """The table as the learner sees it: the text (``render_mode`` ``"ansi"`` returns it,
-        ``"human"`` prints it) or the picture (``"rgb_array"``)."""
+        ``"human"`` prints it, as ``reset`` and ``step`` do after the learner's turn: never an
+        opponent's view) or the picture (``"rgb_array"``)."""
         view = getattr(self.raw, "render_view", None)  # (an env from env_fn may lack it)
-        return self.aec.render() if view is None else view(self.learner)
+        out = self.aec.render() if view is None else view(self.learner)
+        if self.render_mode == "human":
+            print(out)
+            return None
+        return out
 
     def close(self) -> None:
         """Close the AEC environment."""
