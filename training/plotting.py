@@ -19,13 +19,11 @@ def read_eval_history(path: str | Path) -> dict[str, list[dict[str, float]]]:
 
 def plot_learning_curve(eval_csv: str | Path, png: str | Path, num_players: int, title: str = "") -> Path:
     """Write a two-panel PNG: win rate with its 95% band, and mean score margin, per baseline."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: the caller's backend (a notebook's) stays as it is
 
     history = read_eval_history(eval_csv)
-    fig, (ax_win, ax_margin) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig = Figure(figsize=(11, 4.2))
+    ax_win, ax_margin = fig.subplots(1, 2)
     for name, rows in history.items():
         steps = [r["step"] for r in rows]
         line, = ax_win.plot(steps, [r["win_rate"] for r in rows], marker="o", ms=3, label=f"vs {name}")
@@ -45,5 +43,4 @@ def plot_learning_curve(eval_csv: str | Path, png: str | Path, num_players: int,
     fig.tight_layout()
     png = Path(png)
     fig.savefig(png, dpi=110)
-    plt.close(fig)
     return png

@@ -500,14 +500,12 @@ def write_outputs(out: Path, spec: TournamentSpec, rows: Sequence[AgentSummary],
 
 def plot_head_to_head(h2h: np.ndarray, agents: Sequence[str], path: Path, title: str = "") -> Path:
     """A heatmap PNG: cell (row, column) = how often row finished ahead of column at one table."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: the caller's backend (a notebook's) stays as it is
 
     labels = [Path(a).stem if is_model_path(a) else a for a in agents]
     k = len(agents)
-    fig, ax = plt.subplots(figsize=(1.6 + 0.9 * k, 1.2 + 0.8 * k), dpi=110)
+    fig = Figure(figsize=(max(4.5, 1.6 + 0.9 * k), max(3.6, 1.2 + 0.8 * k)), dpi=110)
+    ax = fig.subplots()
     im = ax.imshow(np.ma.masked_invalid(h2h), cmap="RdBu", vmin=0.0, vmax=1.0)
     ax.set_xticks(range(k), labels, rotation=30, ha="right")
     ax.set_yticks(range(k), labels)
@@ -525,7 +523,6 @@ def plot_head_to_head(h2h: np.ndarray, agents: Sequence[str], path: Path, title:
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="share of tables: row ahead of column")
     fig.tight_layout()
     fig.savefig(path)
-    plt.close(fig)
     return path
 
 
