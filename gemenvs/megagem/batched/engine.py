@@ -1,0 +1,889 @@
+"""B MegaGem games held in numpy arrays and stepped in lockstep.
+
+Every game of a :class:`BatchedMegaGem` waits, between steps, on one decision point: the sealed
+bids of a round (every seat with a choice bids at once) or the reveal of the round's winner.
+:meth:`BatchedMegaGem.step` takes one action per seat of every game, ``(B, n_players)``, plays
+every game's decision point, then plays forced decisions (the scalar core's rule: a seat whose
+mask has a single legal action) until each game waits on a real choice again, exactly as
+``Game.apply_legal`` does, so that game ``b`` is always in the state the scalar engine reaches
+with the same choices. Finished games are scored and, by default, dealt afresh.
+
+The step, the observations and the masks are vectorized over games and seats; the only Python
+loops run over rule phases: one pass through bid, reveal and round end, then, for the few games
+whose next round has every bid forced (no seat has coins and the card is not a Loan), one more
+pass per such round.
+
+Layout: per-seat state is seat-major, ``(n, B)`` (every operation runs along contiguous rows of B
+games), per-game state is ``(B,)`` or ``(B, k)``. Gem counts are codes (:mod:`.tables`).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+
+from gemenvs.core.engine import MAX_SEED, IllegalActionError, check_int, check_seed
+from gemenvs.core.rewards import check_reward_mode
+from gemenvs.megagem import rules
+from gemenvs.megagem.batched import tables as T
+from gemenvs.megagem.batched.deal import PICK_MASK, PICK_SHIFT, deal
+from gemenvs.megagem.data import (
+    AUCTION_COPIES, CHART_NAMES, COLOURS, MISSION_VALUE, MISSIONS_IN_PLAY, NUM_AUCTION_CARDS, NUM_AUCTION_KINDS,
+    NUM_COLOURS, NUM_GEMS,
+)
+from gemenvs.megagem.game import SCORE_SCALE, MegaGem
+
+BID, REVEAL, OVER = 0, 1, 2
+_PHASE_NAMES = (rules.BID, rules.REVEAL, rules.OVER)
+_NO_GEM = NUM_COLOURS  # "no gem": an empty row slot, no reveal (POW and the one-hot tables give 0)
+_NO_CARD = 6           # "no card" row of the card one-hot tables
+_A_LOAN = 2            # an auction card kind that is a Loan
+_REVEAL_FORCED_BIT = 0x80
+
+_U64 = np.uint64
+_GOLDEN = _U64(0x9E3779B97F4A7C15)
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function of ``x + golden ratio`` (uint64 arrays, wrapping)."""
+    z = x + _GOLDEN
+    z = (z ^ (z >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> _U64(27))) * _U64(0x94D049BB133111EB)
+    return z ^ (z >> _U64(31))
+
+
+def game_seeds(seed: int, slots, episodes) -> np.ndarray:
+    """The seed of episode ``episodes`` (0, 1, ...) of game slot ``slots`` in a batch seeded ``seed``.
+
+    ``splitmix64(splitmix64(splitmix64(seed) + slot) + episode) >> 1`` on uint64 with wrap-around,
+    where ``splitmix64(x)`` is SplitMix64's output for ``x + 0x9E3779B97F4A7C15``: an integer in
+    0..2**63-1, the seed the scalar ``MegaGem(...).new_state(seed)`` takes. Batches seeded
+    differently (e.g. one per worker, seeds 0, 1, 2, ...) share no games in practice.
+    """
+    with np.errstate(over="ignore"):
+        base = _splitmix64(np.asarray(seed, dtype=_U64))
+        z = _splitmix64(base + np.asarray(slots, dtype=_U64))
+        return _splitmix64(z + np.asarray(episodes, dtype=_U64)) >> _U64(1)
+
+
+@dataclass
+class StepResult:
+    """What one :meth:`BatchedMegaGem.step` finished: games that ended, with their final results.
+
+    ``done[b]`` is True for a game that ended during the step; ``scores``, ``winners`` and
+    ``rewards`` hold that game's final scores (the scalar ``Results.scores``), its winners (every
+    top scorer) and the terminal rewards of the engine's ``reward`` mode (the scalar
+    ``terminal_rewards``), and are 0 / False for the other games; ``seeds[b]`` is the seed of the
+    game that ended. With ``auto_reset`` the game is dealt afresh before ``step`` returns.
+    """
+
+    done: np.ndarray      # (B,) bool
+    scores: np.ndarray    # (B, n) int32
+    winners: np.ndarray   # (B, n) bool
+    rewards: np.ndarray   # (B, n) float64
+    seeds: np.ndarray     # (B,) uint64
+
+
+@dataclass
+class _Openings:
+    """Games as dealt (rules.new_state), in the engine's layout: one row per game."""
+
+    seeds: np.ndarray      # uint64
+    chart: np.ndarray      # uint8
+    hands: np.ndarray      # (n,) uint16 codes
+    gems: np.ndarray       # (fs,) uint8 gems for sale, in order
+    prefix: np.ndarray     # (fs + 1,) uint16 codes of the first j gems for sale
+    auction: np.ndarray    # (25,) uint8
+    missions: np.ndarray   # (4,) uint8
+    place: np.ndarray      # (n,) uint8 tie-order place of each seat (the tie queue)
+    tie_picks: np.ndarray  # uint8
+
+    @classmethod
+    def dealt(cls, opts: rules.Options, seeds: np.ndarray) -> "_Openings":
+        """The openings of the games of ``seeds`` (:func:`~.deal.deal`)."""
+        d = deal(opts, seeds)
+        n, k = opts.num_players, opts.hand_size
+        for_sale = d.gems[:, n * k:]
+        prefix = np.zeros((len(seeds), for_sale.shape[1] + 1), np.uint16)
+        np.cumsum(T.POW[for_sale], axis=1, dtype=np.uint16, out=prefix[:, 1:])
+        place = np.empty_like(d.queue)
+        np.put_along_axis(place, d.queue.astype(np.int64), np.arange(n, dtype=np.uint8)[None, :], axis=1)
+        return cls(seeds=d.seeds, chart=d.chart, hands=T.POW[d.gems[:, :n * k].reshape(-1, n, k)].sum(axis=2, dtype=np.uint16),
+                   gems=for_sale, prefix=prefix, auction=d.auction, missions=d.missions, place=place,
+                   tie_picks=d.tie_picks)
+
+    def fields(self) -> dict[str, np.ndarray]:
+        """The arrays by name."""
+        return dict(vars(self))
+
+
+class _DealPool:
+    """Openings dealt in advance, ``depth`` future episodes per slot, so that resets stay cheap.
+
+    Dealing costs a fixed number of numpy calls however many games it deals, so the pool deals
+    the next episodes of every slot at once and hands them out as games end.
+    """
+
+    def __init__(self, opts: rules.Options, seed: int, num_games: int, depth: int):
+        self.opts, self.seed, self.depth = opts, seed, depth
+        self.held_to = np.zeros(num_games, dtype=np.int64)  # one past the last episode held, per slot
+        sample = _Openings.dealt(opts, np.zeros(1, _U64)).fields()
+        self.store = {k: np.zeros((num_games, depth) + v.shape[1:], v.dtype) for k, v in sample.items()}
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held."""
+        return sum(v.nbytes for v in self.store.values())
+
+    def take(self, slots: np.ndarray, episodes: np.ndarray, next_needed: np.ndarray) -> _Openings:
+        """The openings of (slot, episode) pairs; ``next_needed`` (B,) is each slot's next unplayed episode."""
+        if np.any(episodes >= self.held_to[slots]):
+            self._refill(next_needed)
+        at = episodes % self.depth
+        return _Openings(**{k: v[slots, at] for k, v in self.store.items()})
+
+    def _refill(self, next_needed: np.ndarray) -> None:
+        """Hold episodes next_needed .. next_needed + depth - 1 of every slot."""
+        start = np.maximum(self.held_to, next_needed)
+        stop = next_needed + self.depth
+        count = np.maximum(stop - start, 0)
+        slots = np.repeat(np.arange(len(start)), count)
+        episodes = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count) + np.repeat(start, count)
+        dealt = _Openings.dealt(self.opts, game_seeds(self.seed, slots, episodes)).fields()
+        at = episodes % self.depth
+        for k, v in self.store.items():
+            v[slots, at] = dealt[k]
+        self.held_to = np.maximum(self.held_to, stop)
+
+
+class BatchedMegaGem:
+    """``num_games`` MegaGem games with the same options, stepped together (see the module docstring).
+
+    ``options`` are the scalar :class:`~gemenvs.megagem.game.MegaGem` options (``num_players``,
+    ``value_chart``, ``tie_break``, ``reveal_after``, ``two_pairs``, ``public_bids``), validated
+    by it; ``reward`` is the terminal reward mode of the environments (``"win"``, ``"score"``,
+    ``"rank"``, ``"margin"``). ``seed``: see :meth:`reset`. ``auto_reset``: deal a finished game
+    afresh within the step that ends it (else it stays over until :meth:`reset_finished`).
+    ``record``: keep each game's bids and reveals, which :meth:`to_dict` needs (at most 8 bytes a
+    round). ``check``: reject illegal actions (a ValueError naming the game, seat and action);
+    unchecked illegal actions corrupt the games.
+    """
+
+    def __init__(self, num_games: int, *, seed: int | None = None, reward: str = "win", auto_reset: bool = True,
+                 record: bool = False, check: bool = True, **options):
+        self.game = MegaGem(**options)
+        self.opts = self.game.opts
+        self.num_games = B = check_int("num_games", num_games, 1, 1 << 24)
+        self.num_players = n = self.opts.num_players
+        self.reward = check_reward_mode(reward)
+        self.auto_reset, self.record, self.check = bool(auto_reset), bool(record), bool(check)
+        self.num_actions = self.game.num_actions
+        self.obs_dim = self.game.spec.size
+        self._reveal_start = self.game.action_spec["reveal"].start
+        self._for_sale = NUM_GEMS - n * self.opts.hand_size
+        self._treasure_only = self.opts.reveal_after == "treasure_only"
+        self._queue = self.opts.tie_break == "queue"
+        self._met = T.missions_met(self.opts.two_pairs)
+        self._seat = np.arange(n, dtype=np.int16)[:, None]  # (n, 1): broadcasts over games
+        self._ar = np.arange(B)
+        self._mission_value = np.array(MISSION_VALUE, dtype=np.int32)
+        self._forced_bits = (np.uint8(1) << np.arange(n, dtype=np.uint8))[:, None]
+        self._colour_one_hot = np.ascontiguousarray(T.COLOUR_ONE_HOT_U8.T)  # (5, 7)
+        self._card_one_hot = np.ascontiguousarray(T.CARD_ONE_HOT_U8.T)      # (6, 7)
+        self._card_debts = np.ascontiguousarray(T.CARD_DEBTS.T)             # (3, 6)
+        self._colours = np.arange(NUM_COLOURS, dtype=np.int16)[:, None]
+        self._kinds = np.arange(NUM_AUCTION_KINDS, dtype=np.int16)[:, None]
+        self._allocate_state()
+        self._allocate_outputs()
+        self._pool: _DealPool | None = None
+        self.reset(seed)
+
+    # ------------------------------------------------------------------ state
+
+    def _allocate_state(self) -> None:
+        B, n, fs = self.num_games, self.num_players, self._for_sale
+        z = np.zeros
+        self.seeds = z(B, _U64)                  # seed of each game (scalar new_state(seed))
+        self.episodes = z(B, np.uint32)          # games finished in each slot before this one
+        self.chart = z(B, np.uint8)              # index into CHART_NAMES
+        self.coins = z((n, B), np.int16)
+        self.hands = z((n, B), np.uint16)        # codes (tables.py)
+        self.collections = z((n, B), np.uint16)  # codes
+        self.debts = z((3, n, B), np.uint8)      # [loans owed, investment amounts, locked bids] per seat
+        self.tie_place = z((n, B), np.int16)     # each seat's place in this auction's tie order
+        self.last_bids = z((n, B), np.uint8)
+        self.display = z((NUM_COLOURS, B), np.uint8)
+        self.deck_left = z((NUM_AUCTION_KINDS, B), np.uint8)  # auction cards of each kind face down
+        self.missions = z((MISSIONS_IN_PLAY, B), np.uint8)
+        self.mission_owner = z((MISSIONS_IN_PLAY, B), np.int8)
+        self.gems = z((B, fs + 2), np.uint8)     # colours of the gems for sale in order, then 2 x "no gem"
+        self.prefix = z((B, fs + 1), np.uint16)  # code of the first j gems for sale (what a purchase adds)
+        self._gems_flat, self._gems_base = self.gems.reshape(-1), np.arange(B) * (fs + 2)
+        self.auction = z((B, NUM_AUCTION_CARDS), np.uint8)  # auction card kinds in deck order
+        self.sold = z(B, np.uint8)               # gems sold
+        self.turned = z(B, np.uint8)             # gems turned face up: the row is gems[sold:turned]
+        self.round = z(B, np.uint8)              # auctions started
+        self.card = z(B, np.int8)                # card being auctioned, -1 when over
+        self.phase = z(B, np.uint8)              # BID, REVEAL, OVER
+        self.winner = z(B, np.int8)              # the winner who must reveal, else -1
+        self.last_winner = z(B, np.int8)
+        self.tie_picks = z(B, np.uint8)          # first-auction tie draws (deal.py), tie_break="rulebook"
+        if self.record:
+            self.rec_bids = z((B, NUM_AUCTION_CARDS, n), np.uint8)
+            self.rec_winner = z((B, NUM_AUCTION_CARDS), np.int8)
+            self.rec_reveal = z((B, NUM_AUCTION_CARDS), np.int8)
+            self.rec_forced = z((B, NUM_AUCTION_CARDS), np.uint8)  # forced-bid seat bits, 0x80 forced reveal
+
+    _STATE_FIELDS = ("seeds", "episodes", "chart", "coins", "hands", "collections", "debts", "tie_place", "last_bids",
+                     "display", "deck_left", "missions", "mission_owner", "gems", "prefix", "auction", "sold",
+                     "turned", "round", "card", "phase", "winner", "last_winner", "tie_picks")
+    _RECORD_FIELDS = ("rec_bids", "rec_winner", "rec_reveal", "rec_forced")
+
+    @property
+    def state_bytes(self) -> int:
+        """Bytes of game state per game (the arrays the rules read and write; no record, no buffers)."""
+        return sum(getattr(self, f).nbytes for f in self._STATE_FIELDS) // self.num_games
+
+    @property
+    def record_bytes(self) -> int:
+        """Bytes per game of the bid and reveal record kept with ``record=True`` (0 without)."""
+        return sum(getattr(self, f).nbytes for f in self._RECORD_FIELDS) // self.num_games if self.record else 0
+
+    @property
+    def buffer_bytes(self) -> dict[str, int]:
+        """Bytes per game of the observation and mask buffers, their scratch space, and the openings
+        dealt in advance."""
+        B = self.num_games
+        scratch = sum(x.nbytes for x in (self._source, self._seat_part, self._tail_part))
+        return {"observations": self._obs.nbytes // B, "masks": self._mask.nbytes // B,
+                "observation_scratch": scratch // B, "deal_pool": self._pool.nbytes // B}
+
+    def _allocate_outputs(self) -> None:
+        B, n, D, A = self.num_games, self.num_players, self.obs_dim, self.num_actions
+        m = MISSIONS_IN_PLAY
+        self._obs = np.zeros((B, n, D), np.float32)
+        self._obs_view = self._obs.view()
+        self._obs_view.flags.writeable = False
+        self._mask = np.zeros((B, n, A), np.bool_)
+        self._mask_view = self._mask.view(np.int8)
+        self._mask_view.flags.writeable = False
+        # mask rows by bid limit + 1 (row 0: no bid allowed)
+        self._mask_rows = np.arange(A)[None, :] <= np.arange(-1, self.opts.max_bid + 1)[:, None]
+        o = {s.name: s.offset for s in self.game.spec.slices}
+        self._off = o
+        assert o["hand_size"] == o["bid_limit"] + 1 and o["mission"] == o["hand_size"] + 10 * n
+        self._obs[:, :, o["rule_options"]:o["rule_options"] + 4] = np.asarray(
+            self.game.encoder._rule_options, dtype=np.float64).astype(np.float32)
+        self._fresh = np.ones(B, np.bool_)  # games whose per-game constant slots must be written
+        # Every dynamic slot of every seat is gathered from one row of values per game, ``_source``
+        # (B, L): the public head (phase, gem_value .. display) is copied to every seat, the rest
+        # is gathered seat-relative: seat p's slot for relative player k reads player (p + k) % n.
+        # The row is first written feature by feature into ``_source_t`` (L, B), then transposed.
+        layout: dict[str, int] = {}
+        size = 0
+
+        def put(name: str, count: int) -> None:
+            nonlocal size
+            layout[name] = size
+            size += count
+        put("phase", 2)
+        put("head", o["own_hand"] - o["gem_value"])
+        put("hand", NUM_COLOURS * n)      # [colour, player]
+        put("bid_limit", n)
+        put("players", 5 * n)             # [feature (hand_size, coins, loans, investment, locked), player]
+        put("collection", NUM_COLOURS * n)  # [colour, player]
+        put("owner", (n + 1) * m)         # [open / claimed by player 0..n-1, mission]
+        put("last", 3 * n)                # [feature (last_bids, last_winner, tie_rank), player]
+        put("tie_random", 1)
+        self._layout = layout
+        self._source_t = np.zeros((size, B), np.float32)
+        self._source = np.zeros((B, size), np.float32)
+        rel = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # rel[p, k]
+        L, colour = layout, np.arange(NUM_COLOURS)
+        seat_part = [L["hand"] + colour[None, :] * n + np.arange(n)[:, None],                          # own hand
+                     L["bid_limit"] + np.arange(n)[:, None]]
+        seat_part += [L["players"] + f * n + rel for f in (0, 1)]                                      # hand_size, coins
+        seat_part += [(L["collection"] + colour[None, None, :] * n + rel[:, :, None]).reshape(n, -1)]   # [k, colour]
+        seat_part += [L["players"] + f * n + rel for f in (2, 3, 4)]                                   # loans .. locked
+        self._seat_index = np.concatenate(seat_part, axis=1)
+        owner = np.concatenate([np.concatenate([np.full((n, 1), L["owner"] + i), L["owner"] + (1 + rel) * m + i], axis=1)
+                                for i in range(m)], axis=1)
+        tail = [owner] + [L["last"] + f * n + rel for f in (0, 1, 2)] + [np.full((n, 1), L["tie_random"])]
+        self._tail_index = np.concatenate(tail, axis=1)
+        assert self._seat_index.shape[1] == o["mission"] - o["own_hand"]
+        assert self._tail_index.shape[1] == D - o["mission_owner"]
+        self._seat_part = np.zeros((B, n, self._seat_index.shape[1]), np.float32)
+        self._tail_part = np.zeros((B, n, self._tail_index.shape[1]), np.float32)
+        # tables with the value axis first, so that look-ups write whole rows of games
+        self._hand_obs_t = np.ascontiguousarray(T.HAND_OBS.T)
+        self._collection_obs_t = np.ascontiguousarray(T.COLLECTION_OBS.T)
+        self._phase_obs_t = np.ascontiguousarray(T.PHASE_OBS.T)
+        self._card_obs_t = np.ascontiguousarray(T.CARD_ONE_HOT.T)
+        self._colour_obs_t = np.ascontiguousarray(T.COLOUR_ONE_HOT.T)
+        # mission owner slots by owner + 1: [open, claimed by 0, ..., claimed by n-1]
+        self._owner_obs = np.eye(n + 1, dtype=np.float32)
+        self._tie_rank_obs = T.tie_rank_obs(n)
+        self._gem_deck_obs = T.GEM_DECK_OBS[self._for_sale - np.arange(self._for_sale + 1)]  # by gems turned
+
+    def reset(self, seed: int | None = None) -> None:
+        """Deal every game afresh: slot b plays ``game_seeds(seed, b, 0)``, its next games episodes 1, 2, ...
+
+        ``seed=None`` draws a base seed from the operating system (recorded in ``self.seed``).
+        """
+        seed = check_seed(seed)
+        if seed is None:
+            seed = int(np.random.default_rng().integers(0, MAX_SEED))
+        self.seed = seed
+        B = self.num_games
+        depth = int(np.clip(-(-32768 // B), 2, 64))
+        self._pool = _DealPool(self.opts, seed, B, depth)
+        self.episodes[:] = 0
+        slots = np.arange(B)
+        self._deal_into(slots, self._pool.take(slots, np.zeros(B, np.int64), np.zeros(B, np.int64)))
+        self._refresh()
+
+    def reset_finished(self) -> np.ndarray:
+        """Deal the next episode into every game that is over (``auto_reset=False``); return their indices."""
+        idx = np.flatnonzero(self.phase == OVER)
+        if idx.size:
+            self._next_episode(idx)
+            self._refresh()
+        return idx
+
+    def _next_episode(self, idx: np.ndarray) -> None:
+        self.episodes[idx] += 1
+        needed = self.episodes.astype(np.int64) + 1
+        needed[idx] -= 1
+        self._deal_into(idx, self._pool.take(idx, self.episodes[idx].astype(np.int64), needed))
+
+    def _deal_into(self, idx: np.ndarray, d: _Openings) -> None:
+        """Set games ``idx`` to their openings ``d``: the state of ``rules.new_state`` (round 1 started)."""
+        fs = self._for_sale
+        self.seeds[idx] = d.seeds
+        self.chart[idx] = d.chart
+        self.coins[:, idx] = self.opts.start_coins
+        self.hands[:, idx] = d.hands.T
+        self.collections[:, idx] = 0
+        self.debts[:, :, idx] = 0
+        self.tie_place[:, idx] = d.place.T
+        self.last_bids[:, idx] = 0
+        self.display[:, idx] = 0
+        first = d.auction[:, 0]
+        left = np.array(AUCTION_COPIES, np.uint8)[:, None] - self._card_one_hot[:, first]
+        self.deck_left[:, idx] = left
+        self.missions[:, idx] = d.missions.T
+        self.mission_owner[:, idx] = -1
+        self.gems[idx, :fs] = d.gems
+        self.gems[idx, fs:] = _NO_GEM
+        self.prefix[idx] = d.prefix
+        self.auction[idx] = d.auction
+        self.sold[idx] = 0
+        self.turned[idx] = min(2, fs)
+        self.round[idx] = 1
+        self.card[idx] = first
+        self.phase[idx] = BID
+        self.winner[idx] = -1
+        self.last_winner[idx] = -1
+        self.tie_picks[idx] = d.tie_picks
+        if self.record:
+            self.rec_reveal[idx] = -1
+        self._fresh[idx] = True
+
+    def _refresh(self) -> None:
+        """Recompute what the masks, observations and the next step read (after any change)."""
+        self._limit = self.coins + T.LOAN_AMOUNT[self.card]  # bid limit: coins (+ the loan)
+        self._bidding = self.phase == BID
+        self._revealing = self.phase == REVEAL
+        self._bidders = self._bidding & (self._limit > 0)  # (n, B): a limit of 0 was bid for (forced)
+
+    # ------------------------------------------------------------------ queries
+
+    def to_act(self) -> np.ndarray:
+        """(B, n) bool: the seats with a choice now (forced decisions are already played)."""
+        return (self._bidders | (self._revealing & (self._seat == self.winner))).T.copy()
+
+    def num_to_act(self) -> int:
+        """How many seats of all games have a choice now (``to_act().sum()``)."""
+        return int(np.count_nonzero(self._bidders)) + int(np.count_nonzero(self._revealing))
+
+    def action_masks(self) -> np.ndarray:
+        """(B, n, num_actions) int8 legal-action masks, equal to the scalar ``legal_mask(state, p)``.
+
+        A read-only view of the engine's buffer, rewritten by the next call: copy it to keep it.
+        """
+        rows = np.where(self._bidders, self._limit + 1, 0)
+        np.take(self._mask_rows, rows.T, axis=0, out=self._mask, mode="clip")
+        if self._revealing.any():
+            idx = np.flatnonzero(self._revealing)
+            w = self.winner[idx]
+            self._mask[idx, w, self._reveal_start:] = T.COUNTS[self.hands[w, idx]] > 0
+        return self._mask_view
+
+    def observations(self) -> np.ndarray:
+        """(B, n, obs_dim) float32 observations, byte-identical to the scalar ``observe(state, p)``.
+
+        A read-only view of the engine's buffer, rewritten by the next call: copy it to keep it.
+        """
+        obs, o, L, n, B = self._obs, self._off, self._layout, self.num_players, self.num_games
+        if self._fresh.any():
+            self._write_game_constants(np.flatnonzero(self._fresh))
+        s = self._source_t
+        np.take(self._phase_obs_t, self.phase, axis=1, out=s[0:2], mode="clip")
+        h = L["head"]  # gem_value, round, auction_card, auction_deck_left, gem_row, gem_deck_left, display
+        np.take(T.GEM_VALUE_OBS, self.display + self.chart * np.uint8(7), out=s[h:h + 5], mode="clip")
+        np.take(T.ROUND_OBS, self.round, out=s[h + 5], mode="clip")
+        np.take(self._card_obs_t, self.card, axis=1, out=s[h + 6:h + 12], mode="wrap")
+        np.take(T.DECK_KIND_OBS, self.deck_left, out=s[h + 12:h + 18], mode="clip")
+        for slot in (0, 1):
+            at = self.sold + np.uint8(slot)
+            row = np.where(at < self.turned, np.take(self._gems_flat, self._gems_base + at), _NO_GEM)
+            np.take(self._colour_obs_t, row, axis=1, out=s[h + 18 + 5 * slot:h + 23 + 5 * slot], mode="clip")
+        np.take(self._gem_deck_obs, self.turned, out=s[h + 28], mode="clip")
+        np.take(T.DISPLAY_OBS, self.display, out=s[h + 29:h + 34], mode="clip")
+        at = L["hand"]
+        np.take(self._hand_obs_t, self.hands, axis=1, out=s[at:at + 5 * n].reshape(5, n, B), mode="clip")
+        at = L["bid_limit"]
+        np.take(T.COIN_OBS, np.where(self._bidding, self._limit, 0), out=s[at:at + n], mode="clip")
+        at = L["players"]
+        np.take(T.HAND_SIZE_OBS, self.hands, out=s[at:at + n], mode="clip")
+        np.take(T.COIN_OBS, self.coins, out=s[at + n:at + 2 * n], mode="clip")
+        debts = self.debts
+        np.take(T.LOAN_OBS, debts[0], out=s[at + 2 * n:at + 3 * n], mode="clip")
+        np.take(T.INVEST_OBS, debts[1], out=s[at + 3 * n:at + 4 * n], mode="clip")
+        np.take(T.COIN_OBS, debts[2], out=s[at + 4 * n:at + 5 * n], mode="clip")
+        at = L["collection"]
+        np.take(self._collection_obs_t, self.collections, axis=1, out=s[at:at + 5 * n].reshape(5, n, B), mode="clip")
+        at = L["owner"]
+        np.take(self._owner_obs, self.mission_owner + np.int8(1), axis=1,
+                out=s[at:at + (n + 1) * MISSIONS_IN_PLAY].reshape(n + 1, MISSIONS_IN_PLAY, B), mode="clip")
+        at = L["last"]
+        if self.opts.public_bids:
+            np.take(T.COIN_OBS, self.last_bids, out=s[at:at + n], mode="clip")
+        np.take(self._owner_obs[1:], self.last_winner + np.int8(1), axis=1, out=s[at + n:at + 2 * n], mode="clip")
+        np.take(self._tie_rank_obs, self.tie_place, out=s[at + 2 * n:at + 3 * n], mode="clip")
+        if not self._queue:  # before the first auction's winner is known, ties are drawn at random
+            random_tie = self.last_winner < 0
+            s[at + 2 * n:at + 3 * n] *= ~random_tie
+            s[L["tie_random"]] = random_tie
+        np.copyto(self._source, s.T)
+        s = self._source
+        # every seat's slots
+        obs[:, :, 0:2] = s[:, None, 0:2]
+        obs[:, :, o["gem_value"]:o["own_hand"]] = s[:, None, h:L["hand"]]
+        np.take(s, self._seat_index, axis=1, out=self._seat_part, mode="clip")
+        obs[:, :, o["own_hand"]:o["mission"]] = self._seat_part
+        np.take(s, self._tail_index, axis=1, out=self._tail_part, mode="clip")
+        obs[:, :, o["mission_owner"]:] = self._tail_part
+        return self._obs_view
+
+    def _write_game_constants(self, idx: np.ndarray) -> None:
+        """Slots fixed for a whole game (value chart, missions), for newly dealt games ``idx``."""
+        obs, o = self._obs, self._off
+        obs[idx, :, o["value_chart"]:o["value_chart"] + 5] = np.eye(5, dtype=np.float32)[self.chart[idx]][:, None, :]
+        block = np.zeros((len(idx), MISSIONS_IN_PLAY, 30), np.float32)
+        block[np.arange(len(idx))[:, None], np.arange(MISSIONS_IN_PLAY)[None, :], self.missions[:, idx].T] = 1.0
+        obs[idx, :, o["mission"]:o["mission"] + 120] = block.reshape(len(idx), 1, 120)
+        self._fresh[idx] = False
+
+    def random_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """(B, n) int64 actions drawn uniformly among each seat's legal actions (-1 for seats not to act)."""
+        u = rng.random((self.num_players, self.num_games))
+        actions = (u * (self._limit + 1)).astype(np.int64)
+        actions[~self._bidders] = -1
+        if self._revealing.any():
+            idx = np.flatnonzero(self._revealing)
+            w = self.winner[idx]
+            held = T.COUNTS[self.hands[w, idx]] > 0
+            pick = (u[0, idx] * held.sum(axis=1)).astype(np.int64)
+            colour = np.argmax(np.cumsum(held, axis=1) > pick[:, None], axis=1)
+            actions[w, idx] = self._reveal_start + colour
+        return actions.T
+
+    # ------------------------------------------------------------------ the step
+
+    def step(self, actions) -> StepResult:
+        """Play one decision point in every game (see the module docstring) and return what ended.
+
+        ``actions``: (B, n) integers, one per seat of every game; entries of seats that are not
+        to act (``to_act()`` False: forced, waiting, or a game that is over) are ignored, by
+        convention -1. An illegal action of a seat to act raises
+        :class:`~gemenvs.core.engine.IllegalActionError` (a ValueError) naming the game, the seat
+        and the action, before any game changes.
+        """
+        a = np.asarray(actions)
+        B, n = self.num_games, self.num_players
+        if a.shape != (B, n):
+            raise ValueError(f"actions must have shape (num_games, num_players) = ({B}, {n}); got {a.shape}")
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers; got dtype {a.dtype}")
+        at = a.T
+        colour = a[self._ar, self.winner].astype(np.int64) - self._reveal_start  # (winner -1 outside reveals)
+        if self.check:
+            self._check(a, at, colour)
+        bids = np.where(self._bidders, at, 0).astype(np.int16)  # a seat with a bid limit of 0 bids 0 (forced)
+        ended, all_forced = self._play(bids, colour)
+        if all_forced.any():
+            self._play_forced_rounds(np.flatnonzero(all_forced), ended)
+        result = self._end_games(ended)
+        if self.auto_reset and result.done.any():
+            self._next_episode(np.flatnonzero(result.done))
+        self._refresh()
+        return result
+
+    def _check(self, a: np.ndarray, at: np.ndarray, colour: np.ndarray) -> None:
+        """Raise IllegalActionError for the first illegal action of a seat to act (game, then seat order)."""
+        limit = self._limit
+        bad = self._bidders & ((at < 0) | (at > limit))
+        rev = self._revealing
+        if rev.any():
+            idx = np.flatnonzero(rev)
+            c = colour[idx]
+            ok = (c >= 0) & (c < NUM_COLOURS)
+            ok &= T.COUNTS[self.hands[self.winner[idx], idx], np.clip(c, 0, NUM_COLOURS - 1)] > 0
+            bad[self.winner[idx[~ok]], idx[~ok]] = True
+        if not bad.any():
+            return
+        b, p = (int(x) for x in np.argwhere(bad.T)[0])
+        action = int(a[b, p])
+        A = self.num_actions
+        name = self.game.action_name(action) if 0 <= action < A else "not an action"
+        if not 0 <= action < A:
+            reason = f"out of range 0..{A - 1}"
+        elif self._bidding[b]:
+            if action >= self._reveal_start:
+                reason = "this is a bidding decision; reveal actions are not allowed"
+            else:
+                lim = int(limit[p, b])
+                reason = f"bid {action} exceeds the limit of {lim} (coins{' + loan' if lim > self.coins[p, b] else ''})"
+        elif action < self._reveal_start:
+            reason = "the winner must reveal a gem from its hand, not bid"
+        else:
+            reason = f"no {COLOURS[action - self._reveal_start]} gem in hand"
+        raise IllegalActionError(f"game {b}: illegal action {action} ({name}) by seat {p}: {reason}")
+
+    def _play(self, bids: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every game's decision point, all games at once: the auctions of the bidding games (with
+        ``bids``, (n, B)), the reveals (``colour``, or forced), then the end of the rounds.
+
+        Returns the games that ended and the games whose new round has every bid forced.
+        """
+        ar, fs, seat = self._ar, self._for_sale, self._seat
+        g = self._bidding
+        card = self.card
+        # Step 2: the highest bid wins; among tied bidders, the earliest place in the tie order.
+        # (bid * 8 - place is distinct for every seat, so exactly one seat has the largest.)
+        top = bids.max(axis=0)
+        key = bids * np.int16(8) - self.tie_place
+        is_w = (key == key.max(axis=0)) & g
+        if not self._queue:
+            first = g & (self.last_winner < 0)
+            if first.any():
+                self._first_auction_ties(np.flatnonzero(first), bids, top, is_w)
+        w = np.where(g, (is_w * seat).sum(axis=0), self.winner)  # (games revealing keep their winner)
+        # Treasure: the gems at the front of the row (clarification 6: a 2-gem card with one gem left buys it)
+        sold = self.sold
+        k = np.minimum(T.TREASURE_GEMS[card], fs - sold) * g
+        gain = self.prefix[ar, sold + k] - self.prefix[ar, sold]
+        self.collections += is_w * gain
+        self.sold += k
+        # Clarification 7: a Loan pays its amount and the winner pays its bid; an Invest card locks the bid.
+        self.coins += is_w * (T.LOAN_AMOUNT[card] - top)
+        debts = self._card_debts[:, card]
+        debts[2] = top * T.IS_INVEST[card]
+        self.debts += is_w * debts[:, None, :]
+        if self._queue:  # the winner goes to the back of the queue
+            pw = (self.tie_place * is_w).sum(axis=0)
+            moved = np.where(is_w, self.num_players - 1, self.tie_place - (self.tie_place > pw))
+            np.copyto(self.tie_place, moved, where=g)
+        else:  # the next tie order starts left of the winner: seat q's place is (q - w - 1) % n
+            np.copyto(self.tie_place, (seat - w - 1) % self.num_players, where=g)
+        np.copyto(self.last_bids, bids, where=g, casting="unsafe")
+        self.winner[:] = w
+        np.copyto(self.last_winner, w, where=g, casting="unsafe")
+        # Step 3: the winner reveals a gem, unless its hand is empty (or, with reveal_after=
+        # "treasure_only", the card is not a Treasure); none in the round that sells the last gem:
+        # every hand is revealed at the end anyway.
+        is_w = seat == w
+        hand_w = (self.hands * is_w).sum(axis=0, dtype=np.uint16)
+        must = g & (T.SIZE[hand_w] > 0) & (self.sold < fs)
+        if self._treasure_only:
+            must &= T.TREASURE_GEMS[card] > 0
+        single = T.SINGLE[hand_w]
+        forced_rev = must & (single >= 0)  # a one-colour hand has a single choice: the engine plays it
+        self.phase |= must & ~forced_rev   # (BID = 0 -> REVEAL = 1)
+        if self.record:
+            idx = np.flatnonzero(g)
+            r = self.round[idx].astype(np.int64) - 1
+            self.rec_bids[idx, r] = bids[:, idx].T
+            self.rec_winner[idx, r] = w[idx]
+            self.rec_forced[idx, r] = ((self._limit[:, idx] == 0) * self._forced_bits).sum(axis=0, dtype=np.uint8)
+        reveal = self._revealing | forced_rev
+        c = np.where(forced_rev, single, colour)
+        c = np.where(reveal, c, _NO_GEM)
+        self.hands -= is_w * T.POW[c]
+        self.display += self._colour_one_hot[:, c]
+        if self.record:
+            self._record_reveals(reveal, c, forced_rev)
+        finishing = (g & ~must) | reveal
+        return self._finish_rounds(finishing, w, is_w)
+
+    def _first_auction_ties(self, idx: np.ndarray, bids: np.ndarray, top: np.ndarray, is_w: np.ndarray) -> None:
+        """Clarification 4: a tie in the game's first auction goes to a tied bidder drawn at random,
+        ``tied[rng.integers(len(tied))]`` in seat order; the draws were made at the deal (deal.py)."""
+        tied = bids[:, idx] == top[idx]
+        ntied = tied.sum(axis=0)
+        keep = ntied > 1
+        idx, tied, ntied = idx[keep], tied[:, keep], ntied[keep]
+        if not idx.size:
+            return
+        shift = np.array([0, 0] + [PICK_SHIFT[j] for j in range(2, 6)], np.uint8)[ntied]
+        mask = np.array([0, 0] + [PICK_MASK[j] for j in range(2, 6)], np.uint8)[ntied]
+        pick = (self.tie_picks[idx] >> shift) & mask
+        rank = np.cumsum(tied, axis=0) - 1
+        is_w[:, idx] = tied & (rank == pick)
+
+    def _record_reveals(self, reveal: np.ndarray, c: np.ndarray, forced: np.ndarray) -> None:
+        idx = np.flatnonzero(reveal)
+        r = self.round[idx].astype(np.int64) - 1
+        self.rec_reveal[idx, r] = c[idx]
+        self.rec_forced[idx, r] |= forced[idx].astype(np.uint8) * np.uint8(_REVEAL_FORCED_BIT)
+
+    def _finish_rounds(self, g: np.ndarray, w: np.ndarray, is_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Steps 4-7 for games ``g`` won by ``w`` (``is_w``: (n, B) the winner's seat): refill the row,
+        claim missions, then the next round or the end. Returns the games that ended and those whose
+        new round has every bid forced."""
+        ar, fs = self._ar, self._for_sale
+        # Clarification 8: open missions go to the first player clockwise from the winner whose
+        # Collection meets them. Only the winner's Collection changed this round, and every other
+        # player's was checked after every earlier round, so only the winner can claim.
+        bits = self._met[(self.collections * is_w).sum(axis=0, dtype=np.uint16)]
+        claim = g & (self.mission_owner < 0) & ((bits >> self.missions) & np.uint32(1) != 0)
+        np.copyto(self.mission_owner, w, where=claim, casting="unsafe")
+        np.copyto(self.winner, -1, where=g)
+        np.copyto(self.turned, np.minimum(self.sold + np.uint8(2), fs), where=g)  # the row is refilled to two
+        ending = g & (self.sold >= fs)  # the last gem is sold: the game ends (clarification 10)
+        starting = g & ~ending
+        self.round += starting
+        card = self.auction[ar, self.round - np.uint8(1)]
+        np.copyto(self.card, card, where=starting, casting="unsafe")
+        self.deck_left -= self._card_one_hot[:, np.where(starting, card, _NO_CARD)]
+        np.copyto(self.phase, BID, where=starting)
+        all_forced = starting & (self.coins.max(axis=0) == 0) & (T.LOAN_AMOUNT[self.card] == 0)
+        return ending, all_forced
+
+    def _play_forced_rounds(self, idx: np.ndarray, ended: np.ndarray) -> None:
+        """Play the rounds of games ``idx`` in which every bid is forced, one after another until a
+        seat has a choice or the game ends; all such rounds of all these games at once.
+
+        A round is forced when no seat has coins and its card is not a Loan: every bid is 0, so
+        the first seat of the tie order wins, pays nothing, and everyone moves one place up in the
+        order (the winner to the back). Coins stay 0, so the rounds that follow are forced too,
+        until one of them (a) has a Loan card (its bids are choices), (b) has a winner that must
+        choose which gem to reveal, or (c) sells the last gem. Within such a run of rounds the
+        winners take turns in tie order, the gems are sold in deck order and each winner holding a
+        single colour reveals it while its hand lasts, so the whole run is computed at once over
+        the rounds ahead (``K``), and the state is set to where it stops.
+        """
+        m, n, fs, seat = len(idx), self.num_players, self._for_sale, self._seat
+        kn = n * -(-NUM_AUCTION_CARDS // n)  # rounds ahead, a whole number of turns around the table
+        i = np.arange(kn)
+        r0 = self.round[idx].astype(np.intp)        # the first forced round (already started)
+        at = r0[:, None] - 1 + i                     # its deck position and the next ones
+        cards = np.where(at < NUM_AUCTION_CARDS, self.auction[idx[:, None], np.minimum(at, NUM_AUCTION_CARDS - 1)],
+                         _A_LOAN)                    # (beyond the deck: a Loan, which ends any run)
+        loan = T.LOAN_AMOUNT[cards] > 0
+        gems = T.TREASURE_GEMS[cards].astype(np.int16)
+        sold0 = self.sold[idx].astype(np.int16)[:, None]
+        bought = np.cumsum(gems, axis=1)
+        after = np.minimum(sold0 + bought, fs)       # gems sold after each round, and before it
+        before = np.minimum(sold0 + bought - gems, fs)
+        ends = after >= fs
+        req = ~ends if not self._treasure_only else ~ends & (gems > 0)  # a reveal follows (hand permitting)
+        place0 = self.tie_place[:, idx]
+        w = np.take(np.argsort(place0, axis=0).T, i % n, axis=1)  # the winner of each round: the turn order
+        hands0 = self.hands[:, idx].T
+        size_w = np.take_along_axis(T.SIZE[hands0], w, axis=1)
+        single = T.SINGLE[hands0]
+        single_w = np.take_along_axis(single, w, axis=1)
+        turns = req.reshape(m, kn // n, n)           # earlier rounds of the same winner that asked for a reveal
+        asked = (np.cumsum(turns, axis=1) - turns).reshape(m, kn)
+        must = req & (size_w > asked)                # its hand is not empty yet
+        choice = must & (single_w < 0)               # several colours: the winner chooses, the run stops
+        s = np.argmax(loan | choice | ends, axis=1)  # the round where the run stops
+        js = np.arange(m)
+        loan_s = loan[js, s]  # (a Loan round is not played: its bids are choices)
+        choice_s, end_s = choice[js, s] & ~loan_s, ends[js, s] & ~loan_s
+        earlier = i < s[:, None]
+        auctioned = earlier | ((i == s[:, None]) & ~loan_s[:, None])
+        finished = earlier | ((i == s[:, None]) & end_s[:, None])
+        revealed = must & ~choice & earlier          # forced reveals
+        # the winners' gains
+        prefix = self.prefix[idx]
+        gain = (np.take_along_axis(prefix, after, axis=1) - np.take_along_axis(prefix, before, axis=1)) * auctioned
+        wins = w[None] == seat[:, :, None]           # (n, m, K)
+        coll0 = self.collections[:, idx]
+        self.collections[:, idx] = coll0 + (wins * gain).sum(axis=2, dtype=np.uint16)
+        invested = T.INVEST_AMOUNT[cards] * auctioned
+        self.debts[1][:, idx] += (wins * invested).sum(axis=2, dtype=np.uint8)
+        reveals = (wins & revealed).sum(axis=2, dtype=np.uint16)  # (n, m)
+        colour = single.T                            # (-1 for other hands: POW[-1] = 0)
+        self.hands[:, idx] -= reveals * T.POW[colour]
+        self.display[:, idx] += ((colour[None] == self._colours[:, :, None]) * reveals[None]).sum(axis=1, dtype=np.uint8)
+        # Clarification 8, round by round: the winner claims the open missions its Collection meets.
+        turns = gain.reshape(m, kn // n, n)
+        coll_w = np.take_along_axis(coll0.T, w, axis=1) + np.cumsum(turns, axis=1, dtype=np.uint16).reshape(m, kn)
+        bits = self._met[coll_w]
+        missions = self.missions[:, idx]
+        met = ((bits[None] >> missions[:, :, None]) & np.uint32(1)).astype(np.bool_) & finished[None]  # (4, m, K)
+        first = np.argmax(met, axis=2)
+        owner = self.mission_owner[:, idx]
+        claim = (owner < 0) & met.any(axis=2)
+        self.mission_owner[:, idx] = np.where(claim, np.take_along_axis(w, first.T, axis=1).T, owner)
+        # where the run stops
+        played = auctioned.sum(axis=1)
+        self.tie_place[:, idx] = (place0 - played) % n
+        self.last_winner[idx] = w[js, played - 1]
+        self.last_bids[:, idx] = 0
+        self.winner[idx] = np.where(choice_s, w[js, s], -1)
+        self.phase[idx] = np.where(choice_s, REVEAL, BID)
+        sold_s = np.where(loan_s, before[js, s], after[js, s])
+        self.sold[idx] = sold_s
+        self.turned[idx] = np.where(end_s, fs, np.minimum(before[js, s] + 2, fs))
+        self.round[idx] = r0 + s
+        self.card[idx] = cards[js, s]
+        turned_up = (i >= 1) & (i <= s[:, None])
+        self.deck_left[:, idx] -= ((cards[None] == self._kinds[:, :, None]) & turned_up[None]).sum(axis=2, dtype=np.uint8)
+        ended[idx[end_s]] = True
+        if self.record:
+            jj, ii = np.nonzero(auctioned)
+            g, r = idx[jj], r0[jj] - 1 + ii
+            self.rec_bids[g, r] = 0
+            self.rec_winner[g, r] = w[jj, ii]
+            rev = revealed[jj, ii]
+            self.rec_forced[g, r] = np.uint8((1 << n) - 1) | (rev * np.uint8(_REVEAL_FORCED_BIT))
+            self.rec_reveal[g[rev], r[rev]] = single_w[jj, ii][rev]
+
+    def _end_games(self, ended: np.ndarray) -> StepResult:
+        """Game end for games ``ended``: every hand is revealed into the Display, then the scores
+        (clarification 10); returns the step's :class:`StepResult`."""
+        B, n = self.num_games, self.num_players
+        result = StepResult(done=ended, scores=np.zeros((B, n), np.int32), winners=np.zeros((B, n), np.bool_),
+                            rewards=np.zeros((B, n), np.float64), seeds=np.zeros(B, _U64))
+        if not ended.any():
+            return result
+        idx = np.flatnonzero(ended)
+        self.display[:, idx] += T.COUNTS[self.hands[:, idx]].sum(axis=0, dtype=np.uint8).T
+        self.hands[:, idx] = 0
+        self.phase[idx] = OVER
+        self.card[idx] = -1
+        self.winner[idx] = -1
+        counts = T.COUNTS[self.collections[:, idx]].astype(np.int32)                         # (n, E, 5)
+        values = T.GEM_VALUE[self.chart[idx][None, :], self.display[:, idx]].astype(np.int32)  # (5, E)
+        gems = (counts * values.T[None]).sum(axis=2)                                          # (n, E)
+        worth = self._mission_value[self.missions[:, idx]]                                    # (4, E)
+        mine = self.mission_owner[:, idx][:, None, :] == self._seat[None]                     # (4, n, E)
+        missions = (mine * worth[:, None, :]).sum(axis=0)
+        debts = self.debts[:, :, idx].astype(np.int32)
+        scores = (self.coins[:, idx].astype(np.int32) + gems + missions - debts[0] + debts[1] + debts[2]).T
+        result.scores[idx] = scores
+        result.winners[idx] = scores == scores.max(axis=1, keepdims=True)
+        result.rewards[idx] = _terminal_rewards(self.reward, scores.astype(np.float64), SCORE_SCALE)
+        result.seeds[idx] = self.seeds[idx]
+        return result
+
+    # ------------------------------------------------------------------ the scalar view
+
+    def to_dict(self, b: int) -> dict:
+        """Game ``b``'s state as the scalar engine's ``state.to_dict()`` (``MegaGem.state_from_dict``
+        accepts it). Needs ``record=True``. The RNG state is the one the scalar setup leaves from
+        the game's seed, advanced by the first auction's tie draw when there was one."""
+        if not self.record:
+            raise ValueError("to_dict needs the bid and reveal record: build the engine with record=True")
+        b = check_int("b", b, 0, self.num_games - 1)
+        n, phase, fs = self.num_players, int(self.phase[b]), self._for_sale
+        resolved = int(self.round[b]) - (1 if phase == BID else 0)
+        loans, investments = [[] for _ in range(n)], [[] for _ in range(n)]
+        history, log = [], []
+        sold, rs = 0, self._reveal_start
+        for r in range(resolved):
+            card = int(self.auction[b, r])
+            bids = [int(x) for x in self.rec_bids[b, r]]
+            w = int(self.rec_winner[b, r])
+            forced = int(self.rec_forced[b, r])
+            amount, bought = int(T.CARD_AMOUNT[card]), []
+            if T.CARD_KIND[card] == T.KIND_TREASURE:
+                k = min(amount, fs - sold)
+                bought = [int(x) for x in self.gems[b, sold:sold + k]]
+                sold += k
+            elif T.CARD_KIND[card] == T.KIND_LOAN:
+                loans[w].append(amount)
+            else:
+                investments[w].append([amount, bids[w]])
+            revealed = int(self.rec_reveal[b, r])
+            history.append({"card": card, "bids": bids, "winner": w, "gems": bought, "revealed": revealed})
+            # the log: forced bids are played as the round starts, then the chosen ones in seat order
+            log += [[p, bids[p], 1] for p in range(n) if forced >> p & 1]
+            log += [[p, bids[p], 0] for p in range(n) if not forced >> p & 1]
+            if revealed >= 0:
+                log.append([w, rs + revealed, int(bool(forced & _REVEAL_FORCED_BIT))])
+        limit = self._limit[:, b]
+        if phase == BID:  # the forced bids of the round being bid are already in
+            log += [[p, 0, 1] for p in range(n) if limit[p] == 0]
+        seed = int(self.seeds[b])
+        rng = rules.new_state(self.opts, seed).rng
+        if not self._queue and resolved:
+            first = history[0]["bids"]
+            tied = first.count(max(first))
+            if tied > 1:
+                rng.integers(tied)
+        s, turned = int(self.sold[b]), int(self.turned[b])
+        if [sum(x) for x in loans] != self.debts[0, :, b].tolist():
+            raise AssertionError(f"game {b}: the bid record is out of step with the state")
+        return {
+            "seed": seed, "num_players": n, "chart": CHART_NAMES[int(self.chart[b])],
+            "coins": [int(x) for x in self.coins[:, b]],
+            "hands": [T.COUNTS[h].tolist() for h in self.hands[:, b]],
+            "collections": [T.COUNTS[c].tolist() for c in self.collections[:, b]],
+            "loans": loans, "investments": investments,
+            "display": [int(x) for x in self.display[:, b]],
+            "gem_deck": [int(x) for x in self.gems[b, turned:fs]],
+            "gem_row": [int(x) for x in self.gems[b, s:turned]],
+            "auction_deck": [int(x) for x in self.auction[b, int(self.round[b]):]],
+            "missions": [int(x) for x in self.missions[:, b]],
+            "mission_owner": [int(x) for x in self.mission_owner[:, b]],
+            "auction_card": int(self.card[b]),
+            "phase": _PHASE_NAMES[phase],
+            "round": int(self.round[b]),
+            "bids": [0 if limit[p] == 0 else None for p in range(n)] if phase == BID else [],
+            "winner": int(self.winner[b]),
+            "last_winner": int(self.last_winner[b]),
+            "tie_queue": [int(p) for p in np.argsort(self.tie_place[:, b], kind="stable")] if self._queue else [],
+            "rng": copy.deepcopy(rng.bit_generator.state),
+            "history": history,
+            "log": log,
+        }
+
+    def state(self, b: int) -> rules.MegaGemState:
+        """Game ``b`` as a scalar :class:`~gemenvs.megagem.rules.MegaGemState` (rebuilt by replaying
+        :meth:`to_dict`, which the scalar engine checks field by field)."""
+        return self.game.state_from_dict(self.to_dict(b))
+
+
+def _terminal_rewards(mode: str, scores: np.ndarray, scale: float) -> np.ndarray:
+    """``gemenvs.core.rewards.terminal_rewards`` for rows of scores (E, n), the same float64 arithmetic."""
+    n = scores.shape[1]
+    if mode == "win":
+        return np.where(scores == scores.max(axis=1, keepdims=True), 1.0, -1.0)
+    if mode == "score":
+        return scores / scale
+    if mode == "rank":
+        above = (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
+        tied = (scores[:, None, :] == scores[:, :, None]).sum(axis=2)
+        mean_rank = above + (tied - 1) / 2.0
+        return 1.0 - 2.0 * mean_rank / (n - 1)
+    others = np.where(np.eye(n, dtype=bool)[None], -np.inf, scores[:, None, :]).max(axis=2)
+    return (scores - others) / scale
+
+
+__all__ = ["BatchedMegaGem", "StepResult", "game_seeds"]

@@ -1,0 +1,133 @@
+"""NumPy's ``default_rng(seed)`` stream for many seeds at once, in vectorized numpy.
+
+The scalar engine draws its setup from ``np.random.default_rng(seed)`` (a ``PCG64`` bit
+generator seeded through a ``SeedSequence``). To deal thousands of games a second with the same
+cards, this module recomputes that generator's output for a whole array of seeds without
+creating a ``Generator`` per game:
+
+- :func:`pcg64_seed` is ``SeedSequence(seed).generate_state(4, uint64)`` and PCG64's seeding,
+  giving each seed's 128-bit ``state`` and ``inc`` as (high, low) uint64 pairs;
+- :func:`uint32_stream` is what successive ``next_uint32`` calls return: PCG64 steps its 128-bit
+  LCG and outputs 64 bits (XSL-RR), which ``next_uint32`` hands out low half first, then high
+  half (NumPy buffers the high half in ``has_uint32``/``uinteger``). Every draw MegaGem's setup
+  makes (``shuffle``, ``permutation`` and small ``integers``) consumes only ``next_uint32``
+  values, so one uint32 stream per game reproduces them all.
+
+The draws themselves (Fisher-Yates with masked rejection, Lemire's bounded integers) are in
+:mod:`gemenvs.megagem.batched.deal`. ``tests/test_megagem_batched.py`` checks the stream against
+``np.random.default_rng`` for many seeds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_M32 = np.uint64(0xFFFFFFFF)
+_S32 = np.uint64(32)
+
+# SeedSequence's hash constants (numpy/random/bit_generator.pyx)
+_INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
+_INIT_B, _MULT_B = 0x8B51F9DD, 0x58F38DED
+_MIX_MULT_L, _MIX_MULT_R = 0xCA01F9DD, 0x4973F715
+_XSHIFT = np.uint32(16)
+_POOL_SIZE = 4
+
+# PCG64's 128-bit multiplier (pcg64.h: PCG_DEFAULT_MULTIPLIER_128), as (high, low)
+_MUL_HI = np.uint64(2549297995355413924)
+_MUL_LO = np.uint64(4865540595714422341)
+
+
+def _hashmix(value: np.ndarray, hash_const: list[int]) -> np.ndarray:
+    """SeedSequence's ``hashmix`` on a uint32 array (``hash_const`` is one shared int, advanced)."""
+    value = value ^ np.uint32(hash_const[0])
+    hash_const[0] = (hash_const[0] * _MULT_A) & 0xFFFFFFFF
+    value = value * np.uint32(hash_const[0])
+    return value ^ (value >> _XSHIFT)
+
+
+def _mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """SeedSequence's ``mix`` of two uint32 arrays."""
+    result = np.uint32(_MIX_MULT_L) * x - np.uint32(_MIX_MULT_R) * y
+    return result ^ (result >> _XSHIFT)
+
+
+def seed_sequence_pool(seeds: np.ndarray) -> list[np.ndarray]:
+    """The four uint32 pool words of ``SeedSequence(seed)`` for each int seed in 0..2**64-1.
+
+    A seed is its little-endian 32-bit words; SeedSequence hashes missing pool words as zeros,
+    so every such seed reads as ``[low, high, 0, 0]``.
+    """
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    entropy = [(seeds & _M32).astype(np.uint32), (seeds >> _S32).astype(np.uint32)]
+    entropy += [np.zeros_like(entropy[0])] * (_POOL_SIZE - 2)
+    hash_const = [_INIT_A]
+    mixer = [_hashmix(entropy[i], hash_const) for i in range(_POOL_SIZE)]
+    for i_src in range(_POOL_SIZE):
+        for i_dst in range(_POOL_SIZE):
+            if i_src != i_dst:
+                mixer[i_dst] = _mix(mixer[i_dst], _hashmix(mixer[i_src], hash_const))
+    return mixer
+
+
+def pcg64_seed(seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """PCG64's state right after ``np.random.default_rng(seed)``: (state_hi, state_lo, inc_hi, inc_lo)."""
+    pool = seed_sequence_pool(seeds)
+    hash_const = _INIT_B
+    words = []
+    for i in range(8):  # generate_state(4, uint64): 8 uint32 words, cycling over the pool
+        value = pool[i % _POOL_SIZE] ^ np.uint32(hash_const)
+        hash_const = (hash_const * _MULT_B) & 0xFFFFFFFF
+        value = value * np.uint32(hash_const)
+        words.append(value ^ (value >> _XSHIFT))
+    w64 = [words[2 * k].astype(np.uint64) | (words[2 * k + 1].astype(np.uint64) << _S32) for k in range(4)]
+    init_hi, init_lo, seq_hi, seq_lo = w64  # pcg64_set_seed: state = (w0, w1), sequence = (w2, w3)
+    inc_hi = (seq_hi << np.uint64(1)) | (seq_lo >> np.uint64(63))
+    inc_lo = (seq_lo << np.uint64(1)) | np.uint64(1)
+    # pcg_setseq_128_srandom_r: state = 0; step; state += initstate; step
+    hi, lo = inc_hi.copy(), inc_lo.copy()  # 0 * M + inc
+    lo2 = lo + init_lo
+    hi = hi + init_hi + (lo2 < lo).astype(np.uint64)
+    hi, lo = _step(hi, lo2, inc_hi, inc_lo)
+    return hi, lo, inc_hi, inc_lo
+
+
+def _mulhi64(a: np.ndarray, b: np.uint64) -> np.ndarray:
+    """The high 64 bits of the 128-bit product of uint64 array ``a`` and constant ``b``."""
+    a0, a1 = a & _M32, a >> _S32
+    b0, b1 = b & _M32, b >> _S32
+    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    mid = (p00 >> _S32) + (p01 & _M32) + (p10 & _M32)
+    return p11 + (p01 >> _S32) + (p10 >> _S32) + (mid >> _S32)
+
+
+def _step(hi: np.ndarray, lo: np.ndarray, inc_hi: np.ndarray, inc_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One PCG64 LCG step, state * multiplier + inc (mod 2**128), on (high, low) uint64 arrays."""
+    new_lo = lo * _MUL_LO
+    new_hi = _mulhi64(lo, _MUL_LO) + lo * _MUL_HI + hi * _MUL_LO
+    out_lo = new_lo + inc_lo
+    out_hi = new_hi + inc_hi + (out_lo < new_lo).astype(np.uint64)
+    return out_hi, out_lo
+
+
+def _output(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """PCG64's XSL-RR output of a 128-bit state: rotate-right(high ^ low, high >> 58)."""
+    x = hi ^ lo
+    rot = hi >> np.uint64(58)
+    return (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
+
+
+def uint32_stream(state: tuple[np.ndarray, ...], count: int) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """The next ``count`` (even) ``next_uint32`` values of each generator (no half buffered), and
+    the generators' state after them: returns ((G, count) uint32, (state_hi, state_lo, inc_hi, inc_lo))."""
+    if count % 2:
+        raise ValueError("uint32_stream draws whole 64-bit outputs: count must be even")
+    hi, lo, inc_hi, inc_lo = state
+    out = np.empty((hi.shape[0], count // 2), dtype=np.uint64)
+    for k in range(count // 2):
+        hi, lo = _step(hi, lo, inc_hi, inc_lo)
+        out[:, k] = _output(hi, lo)
+    # little-endian halves: low 32 bits first, as next_uint32 hands them out
+    stream = out.astype("<u8").view("<u4").astype(np.uint32).reshape(hi.shape[0], count)
+    return stream, (hi, lo, inc_hi, inc_lo)
+
+
+__all__ = ["pcg64_seed", "seed_sequence_pool", "uint32_stream"]

@@ -1,0 +1,311 @@
+"""The batched MegaGem engine against the scalar one (``gemenvs/megagem/batched/``).
+
+* The deal: the vectorized replay of ``np.random.default_rng(seed)`` (SeedSequence, PCG64's
+  uint32 stream, shuffles, Lemire's ``integers``) deals exactly the cards ``rules.new_state``
+  deals, for thousands of seeds and every option that draws.
+* Differential play: seeded random masked games are played through ``BatchedMegaGem`` and, game
+  by game, through ``MegaGem.apply_legal`` with the same actions; at every step the seats to act,
+  every seat's mask and observation (byte for byte) must be equal, a few games are compared
+  through ``to_dict`` at every step and every game through ``to_dict`` (and the scalar replay of
+  it) when it ends, with its scores, winners and rewards. 3, 4 and 5 players, one case per value
+  of every option, and a case mixing them; the rare paths (first-auction ties, runs of forced
+  rounds, a 2-gem card with one gem left) are checked to have been played.
+* Auto-reset and seeding: game b of a batch seeded s plays ``new_state(game_seeds(s, b, j))`` as
+  its j-th game, whatever the batch size; ``reset`` restarts the same games.
+* Errors: the shape and type of ``actions``, an illegal action (the game, seat and action named),
+  ``to_dict`` without the record.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gemenvs.core.engine import IllegalActionError, same_data
+from gemenvs.core.rewards import terminal_rewards
+from gemenvs.megagem import rules
+from gemenvs.megagem.batched import BatchedMegaGem, game_seeds
+from gemenvs.megagem.batched.deal import PICK_MASK, PICK_SHIFT, deal
+from gemenvs.megagem.batched.rng import pcg64_seed, uint32_stream
+from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE, CHART_NAMES
+from gemenvs.megagem.game import SCORE_SCALE, MegaGem
+
+EDGE_SEEDS = [0, 1, 2**31, 2**32 - 1, 2**32, 2**62 + 12345, 2**63 - 1]
+
+
+# ----------------------------------------------------------------------------- the deal
+
+def test_uint32_stream_is_default_rng():
+    seeds = np.array(EDGE_SEEDS + list(range(2, 40)), dtype=np.uint64)
+    stream, _ = uint32_stream(pcg64_seed(seeds), 12)
+    for row, seed in zip(stream, seeds):
+        raw = np.random.default_rng(int(seed)).bit_generator.random_raw(6)
+        halves = [int(x) for r in raw for x in (r & 0xFFFFFFFF, r >> 32)]  # next_uint32: low half first
+        assert [int(x) for x in row] == halves, int(seed)
+
+
+@pytest.mark.parametrize("options", [
+    dict(num_players=3), dict(num_players=4), dict(num_players=5),
+    dict(num_players=4, value_chart="random"), dict(num_players=3, tie_break="queue"),
+    dict(num_players=5, value_chart="random", tie_break="queue"),
+])
+def test_deal_is_rules_new_state(options):
+    opts = rules.Options(**options)
+    n, k = opts.num_players, opts.hand_size
+    seeds = np.concatenate([EDGE_SEEDS, np.random.default_rng(5).integers(0, 2**63 - 1, 700)]).astype(np.uint64)
+    d = deal(opts, seeds)
+    for i, seed in enumerate(seeds):
+        s = rules.new_state(opts, int(seed))
+        assert CHART_NAMES[d.chart[i]] == s.chart
+        assert [np.bincount(d.gems[i, p * k:(p + 1) * k], minlength=5).tolist() for p in range(n)] == s.hands
+        assert d.gems[i, n * k:n * k + 2].tolist() == s.gem_row and d.gems[i, n * k + 2:].tolist() == s.gem_deck
+        assert d.auction[i, 0] == s.auction_card and d.auction[i, 1:].tolist() == s.auction_deck
+        assert d.missions[i].tolist() == s.missions
+        if opts.tie_break == "queue":
+            assert d.queue[i].tolist() == s.tie_queue
+        else:  # the first auction's tie draw, for every number of tied bidders
+            for tied in range(2, n + 1):
+                rng = copy_rng(s.rng)
+                assert (d.tie_picks[i] >> PICK_SHIFT[tied]) & PICK_MASK[tied] == rng.integers(tied)
+
+
+def copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    out = np.random.default_rng()
+    out.bit_generator.state = rng.bit_generator.state
+    return out
+
+
+# ----------------------------------------------------------------------------- differential play
+
+def masked_random(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    """A uniformly random legal action per seat with a non-zero mask, -1 elsewhere."""
+    actions = np.full(masks.shape[:2], -1, dtype=np.int64)
+    for b, p in zip(*np.nonzero(masks.any(axis=2))):
+        legal = np.flatnonzero(masks[b, p])
+        actions[b, p] = legal[rng.integers(legal.size)]
+    return actions
+
+
+def longest_forced_run(state: rules.MegaGemState, reveal_start: int) -> int:
+    """The most consecutive rounds of a game in which every bid was forced (the log says so)."""
+    n = state.num_players
+    bids = [e for e in state.log if e[1] < reveal_start]
+    longest = run = 0
+    for r in range(len(state.history)):
+        run = run + 1 if all(e[2] for e in bids[r * n:(r + 1) * n]) else 0
+        longest = max(longest, run)
+    return longest
+
+
+def play_differential(games: int, batch: int, seed: int, reward: str = "win", full_every_step: int = 2,
+                      **options) -> tuple[int, dict]:
+    """Play until ``games`` games have ended; compare as the module docstring says. Returns
+    (games played, coverage counts)."""
+    game = MegaGem(**options)
+    eng = BatchedMegaGem(batch, seed=seed, reward=reward, record=True, auto_reset=False, **options)
+    n = eng.num_players
+    states = [game.new_state(int(eng.seeds[b])) for b in range(batch)]
+    rng = np.random.default_rng(seed)
+    seen = {"first_auction_ties": 0, "forced_runs": 0, "one_gem_of_two": 0, "forced_reveals": 0, "over": 0}
+    played = 0
+    while played < games:
+        masks, obs, to_act = eng.action_masks().copy(), eng.observations().copy(), eng.to_act()
+        for b, s in enumerate(states):
+            assert to_act[b].tolist() == [p in game.to_act(s) for p in range(n)], f"game {b}: seats to act"
+            for p in range(n):
+                assert np.array_equal(masks[b, p], game.legal_mask(s, p)), f"game {b} seat {p}: mask"
+                assert obs[b, p].tobytes() == game.observe(s, p).tobytes(), f"game {b} seat {p}: observation"
+            if b < full_every_step:
+                assert same_data(eng.to_dict(b), s.to_dict()), f"game {b}: state"
+        actions = masked_random(rng, masks)
+        result = eng.step(actions)
+        for b, s in enumerate(states):
+            for p in game.to_act(s):
+                game.apply_legal(s, p, int(actions[b, p]))
+            assert bool(result.done[b]) == game.is_over(s), f"game {b}: over"
+            if not result.done[b]:
+                continue
+            r = game.results(s)
+            assert result.scores[b].tolist() == r.scores and np.flatnonzero(result.winners[b]).tolist() == r.winners
+            assert result.rewards[b].tolist() == terminal_rewards(reward, r.scores, SCORE_SCALE)
+            assert result.seeds[b] == s.seed
+            d = eng.to_dict(b)
+            assert same_data(d, s.to_dict()), f"game {b}: final state"
+            assert eng.state(b) == s  # the scalar engine replays it and checks every field
+            assert [o.tobytes() for o in eng.observations()[b]] == [game.observe(s, p).tobytes() for p in range(n)]
+            assert not eng.action_masks()[b].any()
+            h = s.history
+            seen["first_auction_ties"] += not game.opts.tie_break == "queue" and h[0].bids.count(max(h[0].bids)) > 1
+            seen["one_gem_of_two"] += any(AUCTION_AMOUNT[x.card] == 2 and AUCTION_TYPE[x.card] == "treasure"
+                                          and len(x.gems) == 1 for x in h)
+            rs = game.action_spec["reveal"].start
+            seen["forced_reveals"] += sum(1 for p, a, f in s.log if f and a >= rs)
+            seen["forced_runs"] += longest_forced_run(s, rs) >= 2
+            seen["over"] += 1
+            played += 1
+        for b in eng.reset_finished():
+            assert eng.episodes[b] >= 1 and eng.seeds[b] == game_seeds(seed, b, eng.episodes[b])
+            states[b] = game.new_state(int(eng.seeds[b]))
+    return played, seen
+
+
+CASES = [
+    dict(num_players=3), dict(num_players=5),
+    dict(value_chart="B"), dict(value_chart="C"), dict(value_chart="D"), dict(value_chart="E"),
+    dict(value_chart="random"), dict(tie_break="queue"), dict(reveal_after="treasure_only"),
+    dict(two_pairs="distinct"), dict(public_bids=False),
+    dict(reward="score"), dict(reward="rank"), dict(reward="margin"),
+]
+
+
+@pytest.mark.parametrize("options", CASES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_differential_each_option(options):
+    played, seen = play_differential(games=120, batch=40, seed=len(str(options)), **options)
+    assert played >= 120 and seen["forced_reveals"] > 0
+
+
+def test_differential_defaults_and_mixed_thousands():
+    """The default game (4 players) and mixed options at every player count: about 1,500 games."""
+    total, counts = 0, {}
+    for seed, options in enumerate([
+        dict(num_players=4),
+        dict(num_players=3, value_chart="random", tie_break="queue", two_pairs="distinct", reward="rank"),
+        dict(num_players=4, value_chart="random", reveal_after="treasure_only", public_bids=False, reward="margin"),
+        dict(num_players=5, value_chart="E", tie_break="queue", reveal_after="treasure_only", two_pairs="distinct",
+             public_bids=False, reward="score"),
+        dict(num_players=5, value_chart="random", reward="win"),
+    ]):
+        played, seen = play_differential(games=300, batch=100, seed=100 + seed, full_every_step=1, **options)
+        total += played
+        for k, v in seen.items():
+            counts[k] = counts.get(k, 0) + v
+    assert total >= 1500
+    # the rare paths were played (runs of forced rounds are common in random play: coins run out)
+    assert counts["first_auction_ties"] > 0 and counts["forced_runs"] > 0
+    assert counts["one_gem_of_two"] > 0 and counts["forced_reveals"] > 0
+
+
+# ----------------------------------------------------------------------------- auto-reset and seeding
+
+def test_auto_reset_deals_the_seeded_next_games():
+    eng = BatchedMegaGem(16, seed=7, num_players=4)
+    game = MegaGem()
+    assert eng.seeds.tolist() == game_seeds(7, np.arange(16), 0).tolist()
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(120):
+        result = eng.step(eng.random_actions(rng))
+        for b in np.flatnonzero(result.done):
+            ended += 1
+            assert result.seeds[b] == game_seeds(7, b, eng.episodes[b] - 1)
+            assert eng.seeds[b] == game_seeds(7, b, eng.episodes[b])
+            fresh = game.new_state(int(eng.seeds[b]))  # the game dealt in its place is the scalar one
+            obs, masks = eng.observations(), eng.action_masks()
+            for p in range(4):
+                assert obs[b, p].tobytes() == game.observe(fresh, p).tobytes()
+                assert np.array_equal(masks[b, p], game.legal_mask(fresh, p))
+        assert eng.to_act().any(axis=1).all()  # every game waits on a choice
+    assert ended > 16
+
+
+def test_seeding_does_not_depend_on_the_batch_size_and_reset_repeats():
+    seeds = [int(x) for x in game_seeds(3, np.arange(5), np.arange(5))]
+    assert len(set(seeds)) == 5 and all(0 <= x < 2**63 for x in seeds)
+    small, large = BatchedMegaGem(3, seed=11, record=True), BatchedMegaGem(9, seed=11, record=True)
+    assert small.seeds.tolist() == large.seeds[:3].tolist()
+    trace = []
+    for _ in range(2):
+        small.reset(11)
+        rng = np.random.default_rng(2)
+        steps = []
+        for _ in range(60):
+            actions = small.random_actions(rng)
+            steps.append((actions.copy(), small.observations().copy()))
+            small.step(actions)
+        trace.append(steps)
+    assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) for a, b in zip(*trace))
+    unseeded = BatchedMegaGem(2)
+    assert 0 <= unseeded.seed < 2**63 and unseeded.seeds[0] == game_seeds(unseeded.seed, 0, 0)
+
+
+def test_random_actions_are_legal_and_cover_every_choice():
+    eng = BatchedMegaGem(64, seed=3, num_players=5, record=True)
+    rng = np.random.default_rng(4)
+    seen_bids, seen_reveals = set(), set()
+    for _ in range(80):
+        masks, actions = eng.action_masks(), eng.random_actions(rng)
+        acting = eng.to_act()
+        assert np.array_equal(acting, masks.any(axis=2)) and ((actions >= 0) == acting).all()
+        b, p = np.nonzero(acting)
+        assert masks[b, p, actions[b, p]].all()
+        seen_bids.update(actions[acting & eng._bidding[:, None]].tolist())
+        seen_reveals.update(actions[acting & ~eng._bidding[:, None]].tolist())
+        eng.step(actions)
+    assert set(range(0, 20)) <= seen_bids and len(seen_reveals) == 5
+
+
+def test_memory_per_game():
+    for n in (3, 4, 5):
+        eng = BatchedMegaGem(8, seed=0, num_players=n)
+        assert eng.state_bytes <= 256
+        assert eng.buffer_bytes["observations"] == n * eng.obs_dim * 4
+        assert eng.buffer_bytes["masks"] == n * eng.num_actions
+
+
+# ----------------------------------------------------------------------------- errors
+
+def test_action_shape_and_type_errors():
+    eng = BatchedMegaGem(4, seed=0)
+    with pytest.raises(ValueError, match=r"shape \(num_games, num_players\) = \(4, 4\); got \(4, 3\)"):
+        eng.step(np.zeros((4, 3), np.int64))
+    with pytest.raises(ValueError, match="integers; got dtype float64"):
+        eng.step(np.zeros((4, 4)))
+    with pytest.raises(ValueError, match="record=True"):
+        eng.to_dict(0)
+    with pytest.raises(ValueError, match="num_games"):
+        BatchedMegaGem(0)
+    with pytest.raises(ValueError, match="tie_break"):
+        BatchedMegaGem(2, tie_break="coin")
+    with pytest.raises(ValueError, match="reward"):
+        BatchedMegaGem(2, reward="points")
+
+
+def test_illegal_action_names_game_seat_and_action_and_changes_nothing():
+    eng = BatchedMegaGem(6, seed=1, record=True)
+    rng = np.random.default_rng(0)
+    actions = eng.random_actions(rng)
+    before = [eng.to_dict(b) for b in range(6)]
+    bad = actions.copy()
+    bad[3, 2] = eng.num_actions + 4
+    with pytest.raises(IllegalActionError, match=r"game 3: illegal action 95 \(not an action\) by seat 2: out of range"):
+        eng.step(bad)
+    d = before[3]
+    limit = d["coins"][2] + (AUCTION_AMOUNT[d["auction_card"]] if AUCTION_TYPE[d["auction_card"]] == "loan" else 0)
+    bad[3, 2] = limit + 1
+    with pytest.raises(ValueError, match=rf"game 3: illegal action {limit + 1} \(bid\[{limit + 1}\]\) by seat 2: "
+                                         rf"bid {limit + 1} exceeds the limit of {limit}"):
+        eng.step(bad)
+    bad[3, 2] = eng.game.action_spec["reveal"][0]
+    with pytest.raises(ValueError, match="game 3: .* by seat 2: this is a bidding decision"):
+        eng.step(bad)
+    assert [eng.to_dict(b) for b in range(6)] == before
+    # seats not to act are ignored, whatever they send
+    ignored = actions.copy()
+    ignored[~eng.to_act()] = 10**6
+    eng.step(ignored)
+    # a reveal of a colour not in hand
+    for _ in range(200):
+        revealing = np.flatnonzero(eng.phase == 1)
+        if revealing.size:
+            break
+        eng.step(eng.random_actions(rng))
+    b = int(revealing[0])
+    w = int(eng.winner[b])
+    hand = eng.to_dict(b)["hands"][w]
+    missing = next(c for c in range(5) if hand[c] == 0)
+    actions = eng.random_actions(rng)
+    actions[b, w] = eng.game.action_spec["reveal"][missing]
+    with pytest.raises(IllegalActionError, match=rf"game {b}: .* by seat {w}: no .* gem in hand"):
+        eng.step(actions)
+    actions[b, w] = 0
+    with pytest.raises(IllegalActionError, match=rf"game {b}: .* by seat {w}: the winner must reveal"):
+        eng.step(actions)
