@@ -58,12 +58,13 @@ class GemJamRuleAgent(BaseAgent):
         memo = d.setdefault("_sets", {})  # read once per decision, not once per scored action
         if rel in memo:
             return memo[rel]
-        out = memo[rel] = []
-        for row in d["shrines"][rel]:
-            if row[:self.T].any():
-                t = int(np.argmax(row[:self.T]))
-                gems = int(round(row[self.T:self.T + 6].sum() * 4))
-                out.append((t, gems, bool(row[self.T + 6])))
+        T = self.T
+        rows = d["shrines"][rel]
+        rows = rows[rows[:, :T].any(axis=1)]  # the slots that hold a set, in order
+        types = rows[:, :T].argmax(axis=1).tolist()
+        gems = np.rint(rows[:, T:T + 6].sum(axis=1) * 4).astype(int).tolist()
+        complete = (rows[:, T + 6] != 0).tolist()
+        out = memo[rel] = list(zip(types, gems, complete))
         return out
 
     def _best_opponent(self, d: dict, legal_rel: list[int]) -> int:
