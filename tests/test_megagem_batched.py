@@ -37,7 +37,7 @@ EDGE_SEEDS = [0, 1, 2**31, 2**32 - 1, 2**32, 2**62 + 12345, 2**63 - 1]
 def test_uint32_stream_is_default_rng():
     seeds = np.array(EDGE_SEEDS + list(range(2, 40)), dtype=np.uint64)
     stream, _ = uint32_stream(pcg64_seed(seeds), 12)
-    for row, seed in zip(stream, seeds):
+    for row, seed in zip(stream.T, seeds):  # (positions, generators)
         raw = np.random.default_rng(int(seed)).bit_generator.random_raw(6)
         halves = [int(x) for r in raw for x in (r & 0xFFFFFFFF, r >> 32)]  # next_uint32: low half first
         assert [int(x) for x in row] == halves, int(seed)
@@ -51,7 +51,7 @@ def test_uint32_stream_is_default_rng():
 def test_deal_is_rules_new_state(options):
     opts = rules.Options(**options)
     n, k = opts.num_players, opts.hand_size
-    seeds = np.concatenate([EDGE_SEEDS, np.random.default_rng(5).integers(0, 2**63 - 1, 700)]).astype(np.uint64)
+    seeds = np.concatenate([EDGE_SEEDS, np.random.default_rng(5).integers(0, 2**63 - 1, 1400)]).astype(np.uint64)
     d = deal(opts, seeds)
     for i, seed in enumerate(seeds):
         s = rules.new_state(opts, int(seed))

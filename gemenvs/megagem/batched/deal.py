@@ -23,6 +23,7 @@ from gemenvs.megagem.data import (
     AUCTION_COPIES, GEMS_PER_COLOUR, MISSIONS_IN_PLAY, NUM_AUCTION_KINDS, NUM_COLOURS, NUM_GEMS, NUM_MISSIONS,
 )
 from gemenvs.megagem.batched.rng import pcg64_seed, uint32_stream
+from gemenvs.megagem.data import CHART_NAMES
 from gemenvs.megagem.rules import Options
 
 #: where the first-auction tie pick for k tied bidders (k = 2..5) sits in the packed ``tie_picks`` byte
@@ -60,91 +61,147 @@ def _mask_of(bound: int) -> int:
     return mask
 
 
-def _lemire(stream: np.ndarray, pos: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """``integers(k)`` drawn at stream positions ``pos``: (values, positions after the draw)."""
-    ar = np.arange(stream.shape[0])
+class _Stream:
+    """The ``next_uint32`` values of G generators, position by position, extended on demand."""
+
+    def __init__(self, seeds: np.ndarray, count: int):
+        self.values, self.state = uint32_stream(pcg64_seed(seeds), count)
+
+    def ensure(self, count: int) -> np.ndarray:
+        """The values, at least ``count`` positions of them."""
+        if count > self.values.shape[0]:
+            more, self.state = uint32_stream(self.state, 2 * -(-(count - self.values.shape[0] + 8) // 2))
+            self.values = np.concatenate([self.values, more])
+        return self.values
+
+
+def _lemire(stream: _Stream, pos: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``integers(k)`` (Lemire's method) drawn at stream positions ``pos``: (values, positions after)."""
+    g = np.arange(len(pos))
     threshold = np.uint64((2**32 - k) % k)
     pos = pos.copy()
-    m = stream[ar, pos].astype(np.uint64) * np.uint64(k)
+    m = stream.ensure(int(pos.max()) + 1)[pos, g].astype(np.uint64) * np.uint64(k)
     pos += 1
     redo = (m & np.uint64(0xFFFFFFFF)) < threshold
     while redo.any():  # probability about k / 2**32 per game
         idx = np.flatnonzero(redo)
-        m[idx] = stream[idx, pos[idx]].astype(np.uint64) * np.uint64(k)
+        m[idx] = stream.ensure(int(pos.max()) + 1)[pos[idx], idx].astype(np.uint64) * np.uint64(k)
         pos[idx] += 1
         redo = (m & np.uint64(0xFFFFFFFF)) < threshold
     return (m >> np.uint64(32)).astype(np.uint8), pos
 
 
 def _shuffle(x: np.ndarray, swaps: np.ndarray) -> None:
-    """Apply Fisher-Yates in place: for i from the last position down, swap x[i] with x[swaps[:, k]]."""
-    ar = np.arange(x.shape[0])
-    for k, i in enumerate(range(x.shape[1] - 1, 0, -1)):
-        j = swaps[:, k]
-        xi = x[:, i].copy()
-        x[:, i] = x[ar, j]
-        x[ar, j] = xi
+    """Fisher-Yates in place on x (L, G), one sequence per column: for i from L-1 down to 1, swap
+    rows i and swaps[k] (the k-th draw) of every column."""
+    g = x.shape[1]
+    flat, base = x.reshape(-1), np.arange(g)
+    for k, i in enumerate(range(x.shape[0] - 1, 0, -1)):
+        at = swaps[k].astype(np.int64) * g + base
+        xi = x[i].copy()
+        x[i] = flat.take(at)
+        flat.put(at, xi)
+
+
+#: games dealt together (the arrays of a chunk stay in the processor's caches)
+CHUNK = 4096
 
 
 def deal(opts: Options, seeds: np.ndarray) -> Deals:
     """The setup of one game per seed (uint64 array of ints in 0..2**63-1), as ``rules.new_state`` draws it."""
     seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1)
-    g, n = seeds.shape[0], opts.num_players
-    ar = np.arange(g)
-    bounds = _interval_program([NUM_GEMS, _NUM_AUCTION_CARDS, NUM_MISSIONS] + ([n] if opts.tie_break == "queue" else []))
-    count = 2 * ((len(bounds) * 3 // 2 + 24) // 2)  # about 1.3 values per draw are used on average
-    state = pcg64_seed(seeds)
-    stream, state = uint32_stream(state, count)
+    parts = [_deal_chunk(opts, seeds[at:at + CHUNK]) for at in range(0, len(seeds), CHUNK)]
+    if len(parts) == 1:
+        return parts[0]
+    return Deals(**{name: np.concatenate([getattr(p, name) for p in parts]) for name in Deals.__dataclass_fields__})
 
+
+def _deal_chunk(opts: Options, seeds: np.ndarray) -> Deals:
+    g, n = seeds.shape[0], opts.num_players
+    sizes = [NUM_GEMS, _NUM_AUCTION_CARDS, NUM_MISSIONS] + ([n] if opts.tie_break == "queue" else [])
+    bounds = _interval_program(sizes)
+    num = len(bounds)
+    first = int(opts.value_chart == "random")
+    stream = _Stream(seeds, 2 * ((first + num * 4 // 3 + 9) // 2))  # about 1.25 values per draw are used
     pos = np.zeros(g, dtype=np.int64)
-    if opts.value_chart == "random":
+    if first:
         chart, pos = _lemire(stream, pos, 5)
     else:
-        from gemenvs.megagem.data import CHART_NAMES
         chart = np.full(g, CHART_NAMES.index(opts.value_chart), dtype=np.uint8)
+    start = int(pos.min())
+    late = pos > start  # (the chart draw was rejected: probability 1 in 2**32 per game)
 
-    # The interval draws, one stream position at a time for all games: a game at draw d takes
-    # the value under draw d's mask, keeps it and moves to draw d+1 when it is within bounds.
-    num = len(bounds)
-    masks = np.array([_mask_of(b) for b in bounds] + [0], dtype=np.int64)
-    limits = np.array(bounds + [-1], dtype=np.int64)  # the extra draw never accepts: a game stays done
-    swaps = np.zeros((g, num + 1), dtype=np.int64)
+    # The interval draws, one stream position at a time for all games: a game at draw d takes the
+    # value under draw d's mask, keeps it and moves to draw d+1 when it is within the bound. Past
+    # its last draw a game keeps "drawing" (mask 0, always accepted), so d - num counts the
+    # positions it went past its end.
+    values = stream.values
+    pad = values.shape[0] + 64
+    masks = np.array([_mask_of(b) for b in bounds] + [0] * pad, dtype=np.uint32)
+    limits = np.array(bounds + [0] * pad, dtype=np.uint32)
+    swaps = np.zeros((num + pad, g), dtype=np.int16)
+    flat = swaps.reshape(-1)
+    base = np.arange(g, dtype=np.int64)
     d = np.zeros(g, dtype=np.int64)
+    t = start
     while True:
-        active = d < num
-        if not active.any():
+        values = stream.ensure(t + 1)
+        if t + 1 >= pad:  # (a game needing this many values: beyond any seed seen; grow the tables)
+            return _deal_chunk_by_numpy(opts, seeds)
+        v = values[t] & masks.take(d)
+        flat.put(d * g + base, v)
+        d += v <= limits.take(d)
+        t += 1
+        if t - start >= num and (t - start) % 4 == 0 and d.min() >= num:
             break
-        if pos.max() >= stream.shape[1] - 8:  # keep a margin for the tie picks
-            more, state = uint32_stream(state, 64)
-            stream = np.concatenate([stream, more], axis=1)
-        v = stream[ar, pos].astype(np.int64) & masks[d]
-        swaps[ar, d] = v
-        pos += active
-        d += v <= limits[d]
+    end = t - (d - num)  # the position after each game's last draw
+    if late.any():
+        return _deal_chunk_by_numpy(opts, seeds)
 
-    k = 0
-    gems = np.tile(_GEM_CARDS, (g, 1))
-    _shuffle(gems, swaps[:, k:k + NUM_GEMS - 1])
-    k += NUM_GEMS - 1
-    auction = np.tile(_AUCTION_CARDS, (g, 1))
-    _shuffle(auction, swaps[:, k:k + _NUM_AUCTION_CARDS - 1])
-    k += _NUM_AUCTION_CARDS - 1
-    perm = np.tile(np.arange(NUM_MISSIONS, dtype=np.uint8), (g, 1))
-    _shuffle(perm, swaps[:, k:k + NUM_MISSIONS - 1])
-    k += NUM_MISSIONS - 1
-    missions = perm[:, :MISSIONS_IN_PLAY].copy()
-    queue = np.tile(np.arange(n, dtype=np.uint8), (g, 1))
+    gems = np.tile(_GEM_CARDS[:, None], (1, g))
+    at = 0
+    _shuffle(gems, swaps[at:at + NUM_GEMS - 1])
+    at += NUM_GEMS - 1
+    auction = np.tile(_AUCTION_CARDS[:, None], (1, g))
+    _shuffle(auction, swaps[at:at + _NUM_AUCTION_CARDS - 1])
+    at += _NUM_AUCTION_CARDS - 1
+    perm = np.tile(np.arange(NUM_MISSIONS, dtype=np.uint8)[:, None], (1, g))
+    _shuffle(perm, swaps[at:at + NUM_MISSIONS - 1])
+    at += NUM_MISSIONS - 1
+    queue = np.tile(np.arange(n, dtype=np.uint8)[:, None], (1, g))
     if opts.tie_break == "queue":
-        _shuffle(queue, swaps[:, k:k + n - 1])
+        _shuffle(queue, swaps[at:at + n - 1])
 
     # The first auction's tie (rulebook) draws integers(k) from the state after setup: one pick per k.
     picks = np.zeros(g, dtype=np.uint8)
     if opts.tie_break == "rulebook":
         for k_tied in range(2, n + 1):
-            value, _ = _lemire(stream, pos, k_tied)
+            value, _ = _lemire(stream, end, k_tied)
             picks |= value << np.uint8(PICK_SHIFT[k_tied])
-    return Deals(seeds=seeds, chart=chart, gems=gems, auction=auction, missions=missions, queue=queue,
-                 tie_picks=picks)
+    return Deals(seeds=seeds, chart=chart, gems=gems.T.copy(), auction=auction.T.copy(),
+                 missions=perm[:MISSIONS_IN_PLAY].T.copy(), queue=queue.T.copy(), tie_picks=picks)
+
+
+def _deal_chunk_by_numpy(opts: Options, seeds: np.ndarray) -> Deals:
+    """The same deal, game by game through ``np.random.default_rng`` (the scalar setup's own draws):
+    the path for the rare chunk holding a game whose draws go where the vectorized replay does not."""
+    from gemenvs.megagem.rules import new_state
+    n, rows = opts.num_players, []
+    for seed in seeds:
+        s = new_state(opts, int(seed))
+        hands = [c for hand in s.hands for c in range(5) for _ in range(hand[c])]
+        picks = 0
+        if opts.tie_break == "rulebook":
+            for k in range(2, n + 1):
+                rng = np.random.default_rng()
+                rng.bit_generator.state = s.rng.bit_generator.state
+                picks |= int(rng.integers(k)) << PICK_SHIFT[k]
+        rows.append((CHART_NAMES.index(s.chart), hands + s.gem_row + s.gem_deck, [s.auction_card] + s.auction_deck,
+                     s.missions, s.tie_queue or list(range(n)), picks))
+    cols = list(zip(*rows))
+    return Deals(seeds=seeds, chart=np.array(cols[0], np.uint8), gems=np.array(cols[1], np.uint8),
+                 auction=np.array(cols[2], np.uint8), missions=np.array(cols[3], np.uint8),
+                 queue=np.array(cols[4], np.uint8), tie_picks=np.array(cols[5], np.uint8))
 
 
 __all__ = ["Deals", "PICK_MASK", "PICK_SHIFT", "deal"]

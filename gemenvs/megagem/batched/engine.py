@@ -39,6 +39,14 @@ _PHASE_NAMES = (rules.BID, rules.REVEAL, rules.OVER)
 _NO_GEM = NUM_COLOURS  # "no gem": an empty row slot, no reveal (POW and the one-hot tables give 0)
 _NO_CARD = 6           # "no card" row of the card one-hot tables
 _A_LOAN = 2            # an auction card kind that is a Loan
+# rows of the engine's uint8 and int8 blocks of per-game state (``_allocate_state``)
+_CHART, _SOLD, _TURNED, _ROUND, _PHASE, _TIE_PICKS = range(6)
+_DISPLAY = 6
+_DECK_LEFT = _DISPLAY + NUM_COLOURS
+_MISSIONS = _DECK_LEFT + NUM_AUCTION_KINDS
+_U8_ROWS = _MISSIONS + MISSIONS_IN_PLAY
+_CARD, _WINNER, _LAST_WINNER, _OWNER = 0, 1, 2, 3
+_I8_ROWS = _OWNER + MISSIONS_IN_PLAY
 _REVEAL_FORCED_BIT = 0x80
 
 _U64 = np.uint64
@@ -85,37 +93,43 @@ class StepResult:
     seeds: np.ndarray     # (B,) uint64
 
 
-@dataclass
 class _Openings:
-    """Games as dealt (rules.new_state), in the engine's layout: one row per game."""
+    """Games as dealt (``rules.new_state``), in the engine's blocks (see ``_allocate_state``): one
+    entry per game; the pool keeps them so, and dealing a game is a copy of its entries."""
 
-    seeds: np.ndarray      # uint64
-    chart: np.ndarray      # uint8
-    hands: np.ndarray      # (n,) uint16 codes
-    gems: np.ndarray       # (fs,) uint8 gems for sale, in order
-    prefix: np.ndarray     # (fs + 1,) uint16 codes of the first j gems for sale
-    auction: np.ndarray    # (25,) uint8
-    missions: np.ndarray   # (4,) uint8
-    place: np.ndarray      # (n,) uint8 tie-order place of each seat (the tie queue)
-    tie_picks: np.ndarray  # uint8
+    def __init__(self, seeds, u8, i8, seat16, codes, rows, prefix):
+        self.seeds, self.u8, self.i8, self.seat16, self.codes, self.rows, self.prefix = (
+            seeds, u8, i8, seat16, codes, rows, prefix)
+
+    FIELDS = ("seeds", "u8", "i8", "seat16", "codes", "rows", "prefix")
 
     @classmethod
     def dealt(cls, opts: rules.Options, seeds: np.ndarray) -> "_Openings":
         """The openings of the games of ``seeds`` (:func:`~.deal.deal`)."""
         d = deal(opts, seeds)
-        n, k = opts.num_players, opts.hand_size
+        g, n, k = len(seeds), opts.num_players, opts.hand_size
         for_sale = d.gems[:, n * k:]
-        prefix = np.zeros((len(seeds), for_sale.shape[1] + 1), np.uint16)
+        fs = for_sale.shape[1]
+        prefix = np.zeros((g, fs + 1), np.uint16)
         np.cumsum(T.POW[for_sale], axis=1, dtype=np.uint16, out=prefix[:, 1:])
-        place = np.empty_like(d.queue)
-        np.put_along_axis(place, d.queue.astype(np.int64), np.arange(n, dtype=np.uint8)[None, :], axis=1)
-        return cls(seeds=d.seeds, chart=d.chart, hands=T.POW[d.gems[:, :n * k].reshape(-1, n, k)].sum(axis=2, dtype=np.uint16),
-                   gems=for_sale, prefix=prefix, auction=d.auction, missions=d.missions, place=place,
-                   tie_picks=d.tie_picks)
-
-    def fields(self) -> dict[str, np.ndarray]:
-        """The arrays by name."""
-        return dict(vars(self))
+        u8 = np.zeros((g, _U8_ROWS), np.uint8)
+        u8[:, _CHART] = d.chart
+        u8[:, _TURNED] = min(2, fs)
+        u8[:, _ROUND] = 1
+        u8[:, _TIE_PICKS] = d.tie_picks
+        first = d.auction[:, 0]
+        u8[:, _DECK_LEFT:_DECK_LEFT + NUM_AUCTION_KINDS] = np.array(AUCTION_COPIES, np.uint8) - (
+            first[:, None] == np.arange(NUM_AUCTION_KINDS))
+        u8[:, _MISSIONS:_MISSIONS + MISSIONS_IN_PLAY] = d.missions
+        i8 = np.full((g, _I8_ROWS), -1, np.int8)
+        i8[:, _CARD] = first
+        seat16 = np.zeros((g, 3, n), np.int16)
+        seat16[:, 0] = opts.start_coins
+        np.put_along_axis(seat16[:, 1], d.queue.astype(np.int64), np.arange(n, dtype=np.int16)[None, :], axis=1)
+        codes = np.zeros((g, 2, n), np.uint16)
+        codes[:, 0] = T.POW[d.gems[:, :n * k].reshape(g, n, k)].sum(axis=2, dtype=np.uint16)
+        rows = np.concatenate([for_sale, np.full((g, 2), _NO_GEM, np.uint8), d.auction], axis=1)
+        return cls(d.seeds, u8, i8, seat16, codes, rows, prefix)
 
 
 class _DealPool:
@@ -128,8 +142,9 @@ class _DealPool:
     def __init__(self, opts: rules.Options, seed: int, num_games: int, depth: int):
         self.opts, self.seed, self.depth = opts, seed, depth
         self.held_to = np.zeros(num_games, dtype=np.int64)  # one past the last episode held, per slot
-        sample = _Openings.dealt(opts, np.zeros(1, _U64)).fields()
-        self.store = {k: np.zeros((num_games, depth) + v.shape[1:], v.dtype) for k, v in sample.items()}
+        sample = _Openings.dealt(opts, np.zeros(1, _U64))
+        self.store = {k: np.zeros((num_games * depth,) + getattr(sample, k).shape[1:], getattr(sample, k).dtype)
+                      for k in _Openings.FIELDS}
 
     @property
     def nbytes(self) -> int:
@@ -140,8 +155,8 @@ class _DealPool:
         """The openings of (slot, episode) pairs; ``next_needed`` (B,) is each slot's next unplayed episode."""
         if np.any(episodes >= self.held_to[slots]):
             self._refill(next_needed)
-        at = episodes % self.depth
-        return _Openings(**{k: v[slots, at] for k, v in self.store.items()})
+        at = slots * self.depth + episodes % self.depth
+        return _Openings(*(self.store[k].take(at, axis=0) for k in _Openings.FIELDS))
 
     def _refill(self, next_needed: np.ndarray) -> None:
         """Hold episodes next_needed .. next_needed + depth - 1 of every slot."""
@@ -150,10 +165,10 @@ class _DealPool:
         count = np.maximum(stop - start, 0)
         slots = np.repeat(np.arange(len(start)), count)
         episodes = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count) + np.repeat(start, count)
-        dealt = _Openings.dealt(self.opts, game_seeds(self.seed, slots, episodes)).fields()
-        at = episodes % self.depth
-        for k, v in self.store.items():
-            v[slots, at] = dealt[k]
+        dealt = _Openings.dealt(self.opts, game_seeds(self.seed, slots, episodes))
+        at = slots * self.depth + episodes % self.depth
+        for k in _Openings.FIELDS:
+            self.store[k][at] = getattr(dealt, k)
         self.held_to = np.maximum(self.held_to, stop)
 
 
@@ -191,7 +206,6 @@ class BatchedMegaGem:
         self._forced_bits = (np.uint8(1) << np.arange(n, dtype=np.uint8))[:, None]
         self._colour_one_hot = np.ascontiguousarray(T.COLOUR_ONE_HOT_U8.T)  # (5, 7)
         self._card_one_hot = np.ascontiguousarray(T.CARD_ONE_HOT_U8.T)      # (6, 7)
-        self._card_debts = np.ascontiguousarray(T.CARD_DEBTS.T)             # (3, 6)
         self._colours = np.arange(NUM_COLOURS, dtype=np.int16)[:, None]
         self._kinds = np.arange(NUM_AUCTION_KINDS, dtype=np.int16)[:, None]
         self._allocate_state()
@@ -202,42 +216,48 @@ class BatchedMegaGem:
     # ------------------------------------------------------------------ state
 
     def _allocate_state(self) -> None:
+        """The game state: a few blocks, each field a row (or rows) of one of them, so that a field
+        is a contiguous array of games and dealing a game writes one column of each block."""
         B, n, fs = self.num_games, self.num_players, self._for_sale
         z = np.zeros
         self.seeds = z(B, _U64)                  # seed of each game (scalar new_state(seed))
         self.episodes = z(B, np.uint32)          # games finished in each slot before this one
-        self.chart = z(B, np.uint8)              # index into CHART_NAMES
-        self.coins = z((n, B), np.int16)
-        self.hands = z((n, B), np.uint16)        # codes (tables.py)
-        self.collections = z((n, B), np.uint16)  # codes
-        self.debts = z((3, n, B), np.uint8)      # [loans owed, investment amounts, locked bids] per seat
-        self.tie_place = z((n, B), np.int16)     # each seat's place in this auction's tie order
-        self.last_bids = z((n, B), np.uint8)
-        self.display = z((NUM_COLOURS, B), np.uint8)
-        self.deck_left = z((NUM_AUCTION_KINDS, B), np.uint8)  # auction cards of each kind face down
-        self.missions = z((MISSIONS_IN_PLAY, B), np.uint8)
-        self.mission_owner = z((MISSIONS_IN_PLAY, B), np.int8)
-        self.gems = z((B, fs + 2), np.uint8)     # colours of the gems for sale in order, then 2 x "no gem"
+        self._u8 = z((_U8_ROWS, B), np.uint8)
+        self.chart = self._u8[_CHART]            # index into CHART_NAMES
+        self.sold = self._u8[_SOLD]              # gems sold
+        self.turned = self._u8[_TURNED]          # gems turned face up: the row is gems[sold:turned]
+        self.round = self._u8[_ROUND]            # auctions started
+        self.phase = self._u8[_PHASE]            # BID, REVEAL, OVER
+        self.tie_picks = self._u8[_TIE_PICKS]    # first-auction tie draws (deal.py), tie_break="rulebook"
+        self.display = self._u8[_DISPLAY:_DISPLAY + NUM_COLOURS]
+        self.deck_left = self._u8[_DECK_LEFT:_DECK_LEFT + NUM_AUCTION_KINDS]  # auction cards of each kind face down
+        self.missions = self._u8[_MISSIONS:_MISSIONS + MISSIONS_IN_PLAY]
+        self._i8 = np.full((_I8_ROWS, B), -1, np.int8)
+        self.card = self._i8[_CARD]              # card being auctioned, -1 when over
+        self.winner = self._i8[_WINNER]          # the winner who must reveal, else -1
+        self.last_winner = self._i8[_LAST_WINNER]
+        self.mission_owner = self._i8[_OWNER:_OWNER + MISSIONS_IN_PLAY]
+        self._seat16 = z((3, n, B), np.int16)    # per seat: coins, place in this auction's tie order, last bid
+        self.coins, self.tie_place, self.last_bids = self._seat16
+        self._codes = z((2, n, B), np.uint16)    # per seat: hand, Collection (codes, tables.py)
+        self.hands, self.collections = self._codes
+        self.debts = z((3, n, B), np.uint8)      # per seat: [loans owed, investment amounts, locked bids]
+        self._row_len = fs + 2 + NUM_AUCTION_CARDS
+        self._rows = z((B, self._row_len), np.uint8)
+        self.gems = self._rows[:, :fs + 2]       # colours of the gems for sale in order, then 2 x "no gem"
+        self.auction = self._rows[:, fs + 2:]    # auction card kinds in deck order
         self.prefix = z((B, fs + 1), np.uint16)  # code of the first j gems for sale (what a purchase adds)
-        self._gems_flat, self._gems_base = self.gems.reshape(-1), np.arange(B) * (fs + 2)
-        self.auction = z((B, NUM_AUCTION_CARDS), np.uint8)  # auction card kinds in deck order
-        self.sold = z(B, np.uint8)               # gems sold
-        self.turned = z(B, np.uint8)             # gems turned face up: the row is gems[sold:turned]
-        self.round = z(B, np.uint8)              # auctions started
-        self.card = z(B, np.int8)                # card being auctioned, -1 when over
-        self.phase = z(B, np.uint8)              # BID, REVEAL, OVER
-        self.winner = z(B, np.int8)              # the winner who must reveal, else -1
-        self.last_winner = z(B, np.int8)
-        self.tie_picks = z(B, np.uint8)          # first-auction tie draws (deal.py), tie_break="rulebook"
+        self._rows_flat, self._prefix_flat = self._rows.reshape(-1), self.prefix.reshape(-1)
+        self._gems_base = np.arange(B, dtype=np.int64) * self._row_len
+        self._auction_base = self._gems_base + (fs + 2 - 1)  # + round: the card of that round
+        self._prefix_base = np.arange(B, dtype=np.int64) * (fs + 1)
         if self.record:
             self.rec_bids = z((B, NUM_AUCTION_CARDS, n), np.uint8)
             self.rec_winner = z((B, NUM_AUCTION_CARDS), np.int8)
             self.rec_reveal = z((B, NUM_AUCTION_CARDS), np.int8)
             self.rec_forced = z((B, NUM_AUCTION_CARDS), np.uint8)  # forced-bid seat bits, 0x80 forced reveal
 
-    _STATE_FIELDS = ("seeds", "episodes", "chart", "coins", "hands", "collections", "debts", "tie_place", "last_bids",
-                     "display", "deck_left", "missions", "mission_owner", "gems", "prefix", "auction", "sold",
-                     "turned", "round", "card", "phase", "winner", "last_winner", "tie_picks")
+    _STATE_FIELDS = ("seeds", "episodes", "_u8", "_i8", "_seat16", "_codes", "debts", "_rows", "prefix")
     _RECORD_FIELDS = ("rec_bids", "rec_winner", "rec_reveal", "rec_forced")
 
     @property
@@ -273,8 +293,6 @@ class BatchedMegaGem:
         o = {s.name: s.offset for s in self.game.spec.slices}
         self._off = o
         assert o["hand_size"] == o["bid_limit"] + 1 and o["mission"] == o["hand_size"] + 10 * n
-        self._obs[:, :, o["rule_options"]:o["rule_options"] + 4] = np.asarray(
-            self.game.encoder._rule_options, dtype=np.float64).astype(np.float32)
         self._fresh = np.ones(B, np.bool_)  # games whose per-game constant slots must be written
         # Every dynamic slot of every seat is gathered from one row of values per game, ``_source``
         # (B, L): the public head (phase, gem_value .. display) is copied to every seat, the rest
@@ -288,7 +306,10 @@ class BatchedMegaGem:
             layout[name] = size
             size += count
         put("phase", 2)
+        put("value_chart", 5)
+        put("rule_options", 4)
         put("head", o["own_hand"] - o["gem_value"])
+        assert o["own_hand"] == size  # the public slots: the same for every seat
         put("hand", NUM_COLOURS * n)      # [colour, player]
         put("bid_limit", n)
         put("players", 5 * n)             # [feature (hand_size, coins, loans, investment, locked), player]
@@ -319,6 +340,11 @@ class BatchedMegaGem:
         self._hand_obs_t = np.ascontiguousarray(T.HAND_OBS.T)
         self._collection_obs_t = np.ascontiguousarray(T.COLLECTION_OBS.T)
         self._phase_obs_t = np.ascontiguousarray(T.PHASE_OBS.T)
+        self._chart_obs_t = np.eye(5, dtype=np.float32)
+        opts = self.opts  # rule_options: [two_pairs="distinct", reveal_after="treasure_only", public_bids, queue]
+        self._source_t[L["rule_options"]:L["rule_options"] + 4] = np.array(
+            [opts.two_pairs == "distinct", opts.reveal_after == "treasure_only", opts.public_bids,
+             opts.tie_break == "queue"], dtype=np.float32)[:, None]
         self._card_obs_t = np.ascontiguousarray(T.CARD_ONE_HOT.T)
         self._colour_obs_t = np.ascontiguousarray(T.COLOUR_ONE_HOT.T)
         # mission owner slots by owner + 1: [open, claimed by 0, ..., claimed by n-1]
@@ -359,40 +385,22 @@ class BatchedMegaGem:
 
     def _deal_into(self, idx: np.ndarray, d: _Openings) -> None:
         """Set games ``idx`` to their openings ``d``: the state of ``rules.new_state`` (round 1 started)."""
-        fs = self._for_sale
         self.seeds[idx] = d.seeds
-        self.chart[idx] = d.chart
-        self.coins[:, idx] = self.opts.start_coins
-        self.hands[:, idx] = d.hands.T
-        self.collections[:, idx] = 0
+        self._u8[:, idx] = d.u8.T
+        self._i8[:, idx] = d.i8.T
+        self._seat16[:, :, idx] = d.seat16.transpose(1, 2, 0)
+        self._codes[:, :, idx] = d.codes.transpose(1, 2, 0)
         self.debts[:, :, idx] = 0
-        self.tie_place[:, idx] = d.place.T
-        self.last_bids[:, idx] = 0
-        self.display[:, idx] = 0
-        first = d.auction[:, 0]
-        left = np.array(AUCTION_COPIES, np.uint8)[:, None] - self._card_one_hot[:, first]
-        self.deck_left[:, idx] = left
-        self.missions[:, idx] = d.missions.T
-        self.mission_owner[:, idx] = -1
-        self.gems[idx, :fs] = d.gems
-        self.gems[idx, fs:] = _NO_GEM
+        self._rows[idx] = d.rows
         self.prefix[idx] = d.prefix
-        self.auction[idx] = d.auction
-        self.sold[idx] = 0
-        self.turned[idx] = min(2, fs)
-        self.round[idx] = 1
-        self.card[idx] = first
-        self.phase[idx] = BID
-        self.winner[idx] = -1
-        self.last_winner[idx] = -1
-        self.tie_picks[idx] = d.tie_picks
         if self.record:
             self.rec_reveal[idx] = -1
         self._fresh[idx] = True
 
     def _refresh(self) -> None:
         """Recompute what the masks, observations and the next step read (after any change)."""
-        self._limit = self.coins + T.LOAN_AMOUNT[self.card]  # bid limit: coins (+ the loan)
+        self._card = self.card.astype(np.intp)
+        self._limit = self.coins + T.LOAN_AMOUNT.take(self._card)  # bid limit: coins (+ the loan)
         self._bidding = self.phase == BID
         self._revealing = self.phase == REVEAL
         self._bidders = self._bidding & (self._limit > 0)  # (n, B): a limit of 0 was bid for (forced)
@@ -430,6 +438,7 @@ class BatchedMegaGem:
             self._write_game_constants(np.flatnonzero(self._fresh))
         s = self._source_t
         np.take(self._phase_obs_t, self.phase, axis=1, out=s[0:2], mode="clip")
+        np.take(self._chart_obs_t, self.chart, axis=1, out=s[2:7], mode="clip")
         h = L["head"]  # gem_value, round, auction_card, auction_deck_left, gem_row, gem_deck_left, display
         np.take(T.GEM_VALUE_OBS, self.display + self.chart * np.uint8(7), out=s[h:h + 5], mode="clip")
         np.take(T.ROUND_OBS, self.round, out=s[h + 5], mode="clip")
@@ -437,7 +446,7 @@ class BatchedMegaGem:
         np.take(T.DECK_KIND_OBS, self.deck_left, out=s[h + 12:h + 18], mode="clip")
         for slot in (0, 1):
             at = self.sold + np.uint8(slot)
-            row = np.where(at < self.turned, np.take(self._gems_flat, self._gems_base + at), _NO_GEM)
+            row = np.where(at < self.turned, self._rows_flat.take(self._gems_base + at), _NO_GEM)
             np.take(self._colour_obs_t, row, axis=1, out=s[h + 18 + 5 * slot:h + 23 + 5 * slot], mode="clip")
         np.take(self._gem_deck_obs, self.turned, out=s[h + 28], mode="clip")
         np.take(T.DISPLAY_OBS, self.display, out=s[h + 29:h + 34], mode="clip")
@@ -469,8 +478,7 @@ class BatchedMegaGem:
         np.copyto(self._source, s.T)
         s = self._source
         # every seat's slots
-        obs[:, :, 0:2] = s[:, None, 0:2]
-        obs[:, :, o["gem_value"]:o["own_hand"]] = s[:, None, h:L["hand"]]
+        obs[:, :, 0:o["own_hand"]] = s[:, None, 0:o["own_hand"]]
         np.take(s, self._seat_index, axis=1, out=self._seat_part, mode="clip")
         obs[:, :, o["own_hand"]:o["mission"]] = self._seat_part
         np.take(s, self._tail_index, axis=1, out=self._tail_part, mode="clip")
@@ -478,26 +486,28 @@ class BatchedMegaGem:
         return self._obs_view
 
     def _write_game_constants(self, idx: np.ndarray) -> None:
-        """Slots fixed for a whole game (value chart, missions), for newly dealt games ``idx``."""
+        """The slots fixed for a whole game (the missions), for newly dealt games ``idx``."""
         obs, o = self._obs, self._off
-        obs[idx, :, o["value_chart"]:o["value_chart"] + 5] = np.eye(5, dtype=np.float32)[self.chart[idx]][:, None, :]
         block = np.zeros((len(idx), MISSIONS_IN_PLAY, 30), np.float32)
         block[np.arange(len(idx))[:, None], np.arange(MISSIONS_IN_PLAY)[None, :], self.missions[:, idx].T] = 1.0
         obs[idx, :, o["mission"]:o["mission"] + 120] = block.reshape(len(idx), 1, 120)
         self._fresh[idx] = False
 
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
-        """(B, n) int64 actions drawn uniformly among each seat's legal actions (-1 for seats not to act)."""
+        """(B, n) int64 actions drawn uniformly among each seat's legal actions (-1 for seats not to act).
+
+        A bidder draws a bid in 0..limit, a revealing winner one of the colours it holds (the
+        distribution of a uniform choice among the mask's legal actions); a (n, B) array transposed.
+        """
         u = rng.random((self.num_players, self.num_games))
-        actions = (u * (self._limit + 1)).astype(np.int64)
-        actions[~self._bidders] = -1
+        bids = (u * (self._limit + 1)).astype(np.int64)
+        actions = np.where(self._bidders, bids, -1)
         if self._revealing.any():
-            idx = np.flatnonzero(self._revealing)
-            w = self.winner[idx]
-            held = T.COUNTS[self.hands[w, idx]] > 0
-            pick = (u[0, idx] * held.sum(axis=1)).astype(np.int64)
-            colour = np.argmax(np.cumsum(held, axis=1) > pick[:, None], axis=1)
-            actions[w, idx] = self._reveal_start + colour
+            is_w = (self._seat == self.winner) & self._revealing
+            hand = (self.hands * is_w).sum(axis=0, dtype=np.uint16)
+            pick = (u[0] * T.NUM_HELD.take(hand)).astype(np.int64)
+            colour = T.HELD.reshape(-1).take(hand.astype(np.int64) * NUM_COLOURS + pick)
+            actions += is_w * (self._reveal_start + colour - actions)
         return actions.T
 
     # ------------------------------------------------------------------ the step
@@ -521,7 +531,7 @@ class BatchedMegaGem:
         colour = a[self._ar, self.winner].astype(np.int64) - self._reveal_start  # (winner -1 outside reveals)
         if self.check:
             self._check(a, at, colour)
-        bids = np.where(self._bidders, at, 0).astype(np.int16)  # a seat with a bid limit of 0 bids 0 (forced)
+        bids = at.astype(np.int16) * self._bidders  # a seat with a bid limit of 0 bids 0 (forced)
         ended, all_forced = self._play(bids, colour)
         if all_forced.any():
             self._play_forced_rounds(np.flatnonzero(all_forced), ended)
@@ -564,52 +574,60 @@ class BatchedMegaGem:
 
     def _play(self, bids: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every game's decision point, all games at once: the auctions of the bidding games (with
-        ``bids``, (n, B)), the reveals (``colour``, or forced), then the end of the rounds.
+        ``bids``, (n, B), 0 for every seat not bidding), the reveals (``colour``, or forced), then
+        the end of the rounds. Returns the games that ended and the games whose new round has
+        every bid forced.
 
-        Returns the games that ended and the games whose new round has every bid forced.
+        (Masked updates are written as arithmetic with boolean arrays: x += (new - x) * mask.)
         """
-        ar, fs, seat = self._ar, self._for_sale, self._seat
+        fs, seat, n = self._for_sale, self._seat, self.num_players
         g = self._bidding
-        card = self.card
+        card = self._card
         # Step 2: the highest bid wins; among tied bidders, the earliest place in the tie order.
         # (bid * 8 - place is distinct for every seat, so exactly one seat has the largest.)
         top = bids.max(axis=0)
         key = bids * np.int16(8) - self.tie_place
-        is_w = (key == key.max(axis=0)) & g
+        is_w = key == key.max(axis=0)
+        is_w &= g
         if not self._queue:
             first = g & (self.last_winner < 0)
             if first.any():
                 self._first_auction_ties(np.flatnonzero(first), bids, top, is_w)
-        w = np.where(g, (is_w * seat).sum(axis=0), self.winner)  # (games revealing keep their winner)
+        w = np.where(g, (is_w * seat).sum(axis=0, dtype=np.int16), self.winner)  # (revealing games keep theirs)
         # Treasure: the gems at the front of the row (clarification 6: a 2-gem card with one gem left buys it)
         sold = self.sold
-        k = np.minimum(T.TREASURE_GEMS[card], fs - sold) * g
-        gain = self.prefix[ar, sold + k] - self.prefix[ar, sold]
-        self.collections += is_w * gain
+        k = np.minimum(T.TREASURE_GEMS.take(card), fs - sold) * g
+        at = self._prefix_base + sold
+        self.collections += is_w * (self._prefix_flat.take(at + k) - self._prefix_flat.take(at))
         self.sold += k
         # Clarification 7: a Loan pays its amount and the winner pays its bid; an Invest card locks the bid.
-        self.coins += is_w * (T.LOAN_AMOUNT[card] - top)
-        debts = self._card_debts[:, card]
-        debts[2] = top * T.IS_INVEST[card]
-        self.debts += is_w * debts[:, None, :]
+        self.coins += is_w * (T.LOAN_AMOUNT.take(card) - top)
+        if (g & T.NOT_TREASURE.take(card)).any():
+            self.debts[0] += is_w * T.LOAN_AMOUNT_U8.take(card)
+            invest = T.INVEST_AMOUNT.take(card)
+            self.debts[1] += is_w * invest
+            self.debts[2] += is_w * (top.astype(np.uint8) * (invest > 0))
+        place = self.tie_place
         if self._queue:  # the winner goes to the back of the queue
-            pw = (self.tie_place * is_w).sum(axis=0)
-            moved = np.where(is_w, self.num_players - 1, self.tie_place - (self.tie_place > pw))
-            np.copyto(self.tie_place, moved, where=g)
+            moved = place - (place > (place * is_w).sum(axis=0, dtype=np.int16))
+            moved += is_w * (np.int16(n - 1) - moved)
         else:  # the next tie order starts left of the winner: seat q's place is (q - w - 1) % n
-            np.copyto(self.tie_place, (seat - w - 1) % self.num_players, where=g)
-        np.copyto(self.last_bids, bids, where=g, casting="unsafe")
+            moved = seat - w - np.int16(1)
+            moved += np.int16(n) * (moved < 0)
+        place += (moved - place) * g
+        self.last_bids *= ~g
+        self.last_bids += bids
         self.winner[:] = w
-        np.copyto(self.last_winner, w, where=g, casting="unsafe")
+        self.last_winner[:] = np.where(g, w, self.last_winner)
         # Step 3: the winner reveals a gem, unless its hand is empty (or, with reveal_after=
         # "treasure_only", the card is not a Treasure); none in the round that sells the last gem:
         # every hand is revealed at the end anyway.
         is_w = seat == w
         hand_w = (self.hands * is_w).sum(axis=0, dtype=np.uint16)
-        must = g & (T.SIZE[hand_w] > 0) & (self.sold < fs)
+        must = g & (T.SIZE.take(hand_w) > 0) & (self.sold < fs)
         if self._treasure_only:
-            must &= T.TREASURE_GEMS[card] > 0
-        single = T.SINGLE[hand_w]
+            must &= T.TREASURE_GEMS.take(card) > 0
+        single = T.SINGLE.take(hand_w)
         forced_rev = must & (single >= 0)  # a one-colour hand has a single choice: the engine plays it
         self.phase |= must & ~forced_rev   # (BID = 0 -> REVEAL = 1)
         if self.record:
@@ -619,10 +637,9 @@ class BatchedMegaGem:
             self.rec_winner[idx, r] = w[idx]
             self.rec_forced[idx, r] = ((self._limit[:, idx] == 0) * self._forced_bits).sum(axis=0, dtype=np.uint8)
         reveal = self._revealing | forced_rev
-        c = np.where(forced_rev, single, colour)
-        c = np.where(reveal, c, _NO_GEM)
-        self.hands -= is_w * T.POW[c]
-        self.display += self._colour_one_hot[:, c]
+        c = np.where(reveal, np.where(forced_rev, single, colour), _NO_GEM)
+        self.hands -= is_w * T.POW.take(c)
+        self.display += self._colours == c
         if self.record:
             self._record_reveals(reveal, c, forced_rev)
         finishing = (g & ~must) | reveal
@@ -653,24 +670,26 @@ class BatchedMegaGem:
         """Steps 4-7 for games ``g`` won by ``w`` (``is_w``: (n, B) the winner's seat): refill the row,
         claim missions, then the next round or the end. Returns the games that ended and those whose
         new round has every bid forced."""
-        ar, fs = self._ar, self._for_sale
+        fs = self._for_sale
         # Clarification 8: open missions go to the first player clockwise from the winner whose
         # Collection meets them. Only the winner's Collection changed this round, and every other
         # player's was checked after every earlier round, so only the winner can claim.
-        bits = self._met[(self.collections * is_w).sum(axis=0, dtype=np.uint16)]
-        claim = g & (self.mission_owner < 0) & ((bits >> self.missions) & np.uint32(1) != 0)
-        np.copyto(self.mission_owner, w, where=claim, casting="unsafe")
-        np.copyto(self.winner, -1, where=g)
-        np.copyto(self.turned, np.minimum(self.sold + np.uint8(2), fs), where=g)  # the row is refilled to two
+        bits = self._met.take((self.collections * is_w).sum(axis=0, dtype=np.uint16))
+        claim = ((bits >> self.missions) & np.uint32(1)).astype(np.bool_)
+        claim &= self.mission_owner < 0
+        claim &= g
+        self.mission_owner += claim * (w + np.int16(1)).astype(np.int8)  # (-1 -> w)
+        self.winner[:] = np.where(g, np.int8(-1), self.winner)
+        self.turned[:] = np.where(g, np.minimum(self.sold + np.uint8(2), np.uint8(fs)), self.turned)  # refill the row
         ending = g & (self.sold >= fs)  # the last gem is sold: the game ends (clarification 10)
         starting = g & ~ending
         self.round += starting
-        card = self.auction[ar, self.round - np.uint8(1)]
-        np.copyto(self.card, card, where=starting, casting="unsafe")
-        self.deck_left -= self._card_one_hot[:, np.where(starting, card, _NO_CARD)]
-        np.copyto(self.phase, BID, where=starting)
-        all_forced = starting & (self.coins.max(axis=0) == 0) & (T.LOAN_AMOUNT[self.card] == 0)
-        return ending, all_forced
+        card = self._rows_flat.take(self._auction_base + self.round)
+        self.card[:] = np.where(starting, card, self.card)
+        self.deck_left -= self._kinds == np.where(starting, card, _NO_CARD)
+        self.phase *= ~starting  # (-> BID = 0)
+        limit0 = (self.coins.max(axis=0) == 0) & (T.LOAN_AMOUNT.take(self.card.astype(np.intp)) == 0)
+        return ending, starting & limit0
 
     def _play_forced_rounds(self, idx: np.ndarray, ended: np.ndarray) -> None:
         """Play the rounds of games ``idx`` in which every bid is forced, one after another until a
@@ -683,86 +702,86 @@ class BatchedMegaGem:
         choose which gem to reveal, or (c) sells the last gem. Within such a run of rounds the
         winners take turns in tie order, the gems are sold in deck order and each winner holding a
         single colour reveals it while its hand lasts, so the whole run is computed at once over
-        the rounds ahead (``K``), and the state is set to where it stops.
+        the rounds ahead (arrays (K rounds, m games)), and the state is set to where it stops.
         """
         m, n, fs, seat = len(idx), self.num_players, self._for_sale, self._seat
-        kn = n * -(-NUM_AUCTION_CARDS // n)  # rounds ahead, a whole number of turns around the table
-        i = np.arange(kn)
-        r0 = self.round[idx].astype(np.intp)        # the first forced round (already started)
-        at = r0[:, None] - 1 + i                     # its deck position and the next ones
-        cards = np.where(at < NUM_AUCTION_CARDS, self.auction[idx[:, None], np.minimum(at, NUM_AUCTION_CARDS - 1)],
-                         _A_LOAN)                    # (beyond the deck: a Loan, which ends any run)
-        loan = T.LOAN_AMOUNT[cards] > 0
-        gems = T.TREASURE_GEMS[cards].astype(np.int16)
-        sold0 = self.sold[idx].astype(np.int16)[:, None]
-        bought = np.cumsum(gems, axis=1)
-        after = np.minimum(sold0 + bought, fs)       # gems sold after each round, and before it
+        kn = n * -(-NUM_AUCTION_CARDS // n)   # rounds ahead, a whole number of turns around the table
+        i = np.arange(kn)[:, None]
+        j = np.arange(m)
+        r0 = self.round[idx].astype(np.int64)  # the first forced round (already started)
+        at = r0 - 1 + i                        # the deck positions of its card and the next ones
+        cards = np.where(at < NUM_AUCTION_CARDS, self._rows_flat.take(
+            self._gems_base[idx] + (fs + 2) + np.minimum(at, NUM_AUCTION_CARDS - 1)), _A_LOAN)
+        loan = T.LOAN_AMOUNT.take(cards) > 0   # (beyond the deck: a Loan, which ends any run)
+        gems = T.TREASURE_GEMS.take(cards).astype(np.int16)
+        sold0 = self.sold[idx].astype(np.int16)
+        bought = np.cumsum(gems, axis=0, dtype=np.int16)
+        after = np.minimum(sold0 + bought, fs)  # gems sold after each round, and before it
         before = np.minimum(sold0 + bought - gems, fs)
         ends = after >= fs
         req = ~ends if not self._treasure_only else ~ends & (gems > 0)  # a reveal follows (hand permitting)
         place0 = self.tie_place[:, idx]
-        w = np.take(np.argsort(place0, axis=0).T, i % n, axis=1)  # the winner of each round: the turn order
-        hands0 = self.hands[:, idx].T
-        size_w = np.take_along_axis(T.SIZE[hands0], w, axis=1)
-        single = T.SINGLE[hands0]
-        single_w = np.take_along_axis(single, w, axis=1)
-        turns = req.reshape(m, kn // n, n)           # earlier rounds of the same winner that asked for a reveal
-        asked = (np.cumsum(turns, axis=1) - turns).reshape(m, kn)
-        must = req & (size_w > asked)                # its hand is not empty yet
-        choice = must & (single_w < 0)               # several colours: the winner chooses, the run stops
-        s = np.argmax(loan | choice | ends, axis=1)  # the round where the run stops
-        js = np.arange(m)
-        loan_s = loan[js, s]  # (a Loan round is not played: its bids are choices)
-        choice_s, end_s = choice[js, s] & ~loan_s, ends[js, s] & ~loan_s
-        earlier = i < s[:, None]
-        auctioned = earlier | ((i == s[:, None]) & ~loan_s[:, None])
-        finished = earlier | ((i == s[:, None]) & end_s[:, None])
-        revealed = must & ~choice & earlier          # forced reveals
+        w = np.argsort(place0, axis=0).reshape(-1).take((i % n) * m + j)  # the winner of each round: in turn
+        at_w = w * m + j                      # (index of the winner's entry in (n, m) arrays)
+        hands0 = self.hands[:, idx]
+        single = T.SINGLE.take(hands0)
+        single_w = single.reshape(-1).take(at_w)
+        turns = req.reshape(kn // n, n, m)     # earlier rounds of the same winner that asked for a reveal
+        asked = (np.cumsum(turns, axis=0, dtype=np.int16) - turns).reshape(kn, m)
+        must = req & (T.SIZE.take(hands0).reshape(-1).take(at_w) > asked)  # its hand is not empty yet
+        choice = must & (single_w < 0)         # several colours: the winner chooses, the run stops
+        s = np.where(loan | choice | ends, i, kn).min(axis=0)  # the round where the run stops
+        at_s = s * m + j
+        loan_s = loan.reshape(-1).take(at_s)   # (a Loan round is not played: its bids are choices)
+        choice_s = choice.reshape(-1).take(at_s) & ~loan_s
+        end_s = ends.reshape(-1).take(at_s) & ~loan_s
+        earlier = i < s
+        auctioned = earlier | ((i == s) & ~loan_s)
+        finished = earlier | ((i == s) & end_s)
+        revealed = must & ~choice & earlier    # forced reveals
         # the winners' gains
-        prefix = self.prefix[idx]
-        gain = (np.take_along_axis(prefix, after, axis=1) - np.take_along_axis(prefix, before, axis=1)) * auctioned
-        wins = w[None] == seat[:, :, None]           # (n, m, K)
+        base = self._prefix_base[idx]
+        gain = (self._prefix_flat.take(base + after) - self._prefix_flat.take(base + before)) * auctioned
+        wins = w == seat[:, :, None]           # (n, K, m)
         coll0 = self.collections[:, idx]
-        self.collections[:, idx] = coll0 + (wins * gain).sum(axis=2, dtype=np.uint16)
-        invested = T.INVEST_AMOUNT[cards] * auctioned
-        self.debts[1][:, idx] += (wins * invested).sum(axis=2, dtype=np.uint8)
-        reveals = (wins & revealed).sum(axis=2, dtype=np.uint16)  # (n, m)
-        colour = single.T                            # (-1 for other hands: POW[-1] = 0)
-        self.hands[:, idx] -= reveals * T.POW[colour]
-        self.display[:, idx] += ((colour[None] == self._colours[:, :, None]) * reveals[None]).sum(axis=1, dtype=np.uint8)
+        self.collections[:, idx] = coll0 + (wins * gain).sum(axis=1, dtype=np.uint16)
+        self.debts[1][:, idx] += (wins * (T.INVEST_AMOUNT.take(cards) * auctioned)).sum(axis=1, dtype=np.uint8)
+        reveals = (wins & revealed).sum(axis=1, dtype=np.uint16)  # (n, m)
+        self.hands[:, idx] = hands0 - reveals * T.POW.take(single)  # (POW[-1] = 0 for other hands)
+        self.display[:, idx] += ((single == self._colours[:, :, None]) * reveals).sum(axis=1, dtype=np.uint8)
         # Clarification 8, round by round: the winner claims the open missions its Collection meets.
-        turns = gain.reshape(m, kn // n, n)
-        coll_w = np.take_along_axis(coll0.T, w, axis=1) + np.cumsum(turns, axis=1, dtype=np.uint16).reshape(m, kn)
-        bits = self._met[coll_w]
-        missions = self.missions[:, idx]
-        met = ((bits[None] >> missions[:, :, None]) & np.uint32(1)).astype(np.bool_) & finished[None]  # (4, m, K)
-        first = np.argmax(met, axis=2)
+        coll_w = coll0.reshape(-1).take(at_w) + np.cumsum(gain.reshape(kn // n, n, m), axis=0,
+                                                         dtype=np.uint16).reshape(kn, m)
+        met = (self._met.take(coll_w) >> self.missions[:, idx].astype(np.uint32)[:, None, :]) & np.uint32(1)
+        met = met.astype(np.bool_) & finished  # (4 missions, K, m)
+        first = np.where(met, i, kn).min(axis=1)  # the round each is claimed in (K: never)
         owner = self.mission_owner[:, idx]
-        claim = (owner < 0) & met.any(axis=2)
-        self.mission_owner[:, idx] = np.where(claim, np.take_along_axis(w, first.T, axis=1).T, owner)
+        claim = (owner < 0) & (first < kn)
+        self.mission_owner[:, idx] = np.where(claim, w.reshape(-1).take(np.minimum(first, kn - 1) * m + j), owner)
         # where the run stops
-        played = auctioned.sum(axis=1)
+        played = auctioned.sum(axis=0)
         self.tie_place[:, idx] = (place0 - played) % n
-        self.last_winner[idx] = w[js, played - 1]
+        self.last_winner[idx] = w.reshape(-1).take((played - 1) * m + j)
         self.last_bids[:, idx] = 0
-        self.winner[idx] = np.where(choice_s, w[js, s], -1)
+        w_s = w.reshape(-1).take(at_s)
+        self.winner[idx] = np.where(choice_s, w_s, -1)
         self.phase[idx] = np.where(choice_s, REVEAL, BID)
-        sold_s = np.where(loan_s, before[js, s], after[js, s])
-        self.sold[idx] = sold_s
-        self.turned[idx] = np.where(end_s, fs, np.minimum(before[js, s] + 2, fs))
+        before_s = before.reshape(-1).take(at_s)
+        self.sold[idx] = np.where(loan_s, before_s, after.reshape(-1).take(at_s))
+        self.turned[idx] = np.where(end_s, fs, np.minimum(before_s + 2, fs))
         self.round[idx] = r0 + s
-        self.card[idx] = cards[js, s]
-        turned_up = (i >= 1) & (i <= s[:, None])
-        self.deck_left[:, idx] -= ((cards[None] == self._kinds[:, :, None]) & turned_up[None]).sum(axis=2, dtype=np.uint8)
+        self.card[idx] = cards.reshape(-1).take(at_s)
+        turned_up = (i >= 1) & (i <= s)
+        self.deck_left[:, idx] -= ((cards == self._kinds[:, :, None]) & turned_up).sum(axis=1, dtype=np.uint8)
         ended[idx[end_s]] = True
         if self.record:
-            jj, ii = np.nonzero(auctioned)
+            ii, jj = np.nonzero(auctioned)
             g, r = idx[jj], r0[jj] - 1 + ii
             self.rec_bids[g, r] = 0
-            self.rec_winner[g, r] = w[jj, ii]
-            rev = revealed[jj, ii]
+            self.rec_winner[g, r] = w[ii, jj]
+            rev = revealed[ii, jj]
             self.rec_forced[g, r] = np.uint8((1 << n) - 1) | (rev * np.uint8(_REVEAL_FORCED_BIT))
-            self.rec_reveal[g[rev], r[rev]] = single_w[jj, ii][rev]
+            self.rec_reveal[g[rev], r[rev]] = single_w[ii, jj][rev]
 
     def _end_games(self, ended: np.ndarray) -> StepResult:
         """Game end for games ``ended``: every hand is revealed into the Display, then the scores

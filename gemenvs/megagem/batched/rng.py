@@ -34,6 +34,7 @@ _POOL_SIZE = 4
 # PCG64's 128-bit multiplier (pcg64.h: PCG_DEFAULT_MULTIPLIER_128), as (high, low)
 _MUL_HI = np.uint64(2549297995355413924)
 _MUL_LO = np.uint64(4865540595714422341)
+_MUL_LO0, _MUL_LO1 = _MUL_LO & _M32, _MUL_LO >> _S32
 
 
 def _hashmix(value: np.ndarray, hash_const: list[int]) -> np.ndarray:
@@ -90,21 +91,16 @@ def pcg64_seed(seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
     return hi, lo, inc_hi, inc_lo
 
 
-def _mulhi64(a: np.ndarray, b: np.uint64) -> np.ndarray:
-    """The high 64 bits of the 128-bit product of uint64 array ``a`` and constant ``b``."""
-    a0, a1 = a & _M32, a >> _S32
-    b0, b1 = b & _M32, b >> _S32
-    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
-    mid = (p00 >> _S32) + (p01 & _M32) + (p10 & _M32)
-    return p11 + (p01 >> _S32) + (p10 >> _S32) + (mid >> _S32)
-
-
 def _step(hi: np.ndarray, lo: np.ndarray, inc_hi: np.ndarray, inc_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One PCG64 LCG step, state * multiplier + inc (mod 2**128), on (high, low) uint64 arrays."""
+    # the high half of lo * multiplier_low, from 32-bit halves
+    a0, a1 = lo & _M32, lo >> _S32
+    p00, p01, p10, p11 = a0 * _MUL_LO0, a0 * _MUL_LO1, a1 * _MUL_LO0, a1 * _MUL_LO1
+    mid = (p00 >> _S32) + (p01 & _M32) + (p10 & _M32)
+    new_hi = p11 + (p01 >> _S32) + (p10 >> _S32) + (mid >> _S32) + lo * _MUL_HI + hi * _MUL_LO
     new_lo = lo * _MUL_LO
-    new_hi = _mulhi64(lo, _MUL_LO) + lo * _MUL_HI + hi * _MUL_LO
     out_lo = new_lo + inc_lo
-    out_hi = new_hi + inc_hi + (out_lo < new_lo).astype(np.uint64)
+    out_hi = new_hi + inc_hi + (out_lo < new_lo)
     return out_hi, out_lo
 
 
@@ -116,18 +112,18 @@ def _output(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
 
 
 def uint32_stream(state: tuple[np.ndarray, ...], count: int) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
-    """The next ``count`` (even) ``next_uint32`` values of each generator (no half buffered), and
-    the generators' state after them: returns ((G, count) uint32, (state_hi, state_lo, inc_hi, inc_lo))."""
+    """The next ``count`` (even) ``next_uint32`` values of each generator (none buffered), position by
+    position, and the generators' state after them: returns ((count, G) uint32, (hi, lo, inc_hi, inc_lo))."""
     if count % 2:
         raise ValueError("uint32_stream draws whole 64-bit outputs: count must be even")
     hi, lo, inc_hi, inc_lo = state
-    out = np.empty((hi.shape[0], count // 2), dtype=np.uint64)
-    for k in range(count // 2):
+    out = np.empty((count, hi.shape[0]), dtype=np.uint32)
+    for k in range(0, count, 2):
         hi, lo = _step(hi, lo, inc_hi, inc_lo)
-        out[:, k] = _output(hi, lo)
-    # little-endian halves: low 32 bits first, as next_uint32 hands them out
-    stream = out.astype("<u8").view("<u4").astype(np.uint32).reshape(hi.shape[0], count)
-    return stream, (hi, lo, inc_hi, inc_lo)
+        x = _output(hi, lo)
+        out[k] = x                   # next_uint32 hands out the low half first (numpy keeps the high
+        out[k + 1] = x >> _S32       # half in has_uint32 / uinteger for the next call)
+    return out, (hi, lo, inc_hi, inc_lo)
 
 
 __all__ = ["pcg64_seed", "seed_sequence_pool", "uint32_stream"]

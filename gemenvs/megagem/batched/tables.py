@@ -35,6 +35,10 @@ SIZE = COUNTS.sum(axis=1, dtype=np.uint8)
 #: (NUM_CODES,) int8: the colour of a code holding one colour only, else -1 (a forced reveal)
 SINGLE = np.where((COUNTS > 0).sum(axis=1) == 1, (COUNTS > 0).argmax(axis=1), -1).astype(np.int8)
 
+#: (NUM_CODES,) uint8: how many colours a code holds; (NUM_CODES, 5) uint8: those colours, in order
+NUM_HELD = (COUNTS > 0).sum(axis=1, dtype=np.uint8)
+HELD = np.argsort(COUNTS == 0, axis=1, kind="stable").astype(np.uint8)
+
 KIND_TREASURE, KIND_LOAN, KIND_INVEST = 0, 1, 2
 #: per auction card kind: 0 treasure, 1 loan, 2 invest; its amount; the loan amount (0 if not a loan)
 CARD_KIND = np.array([("treasure", "loan", "invest").index(t) for t in AUCTION_TYPE], dtype=np.uint8)
@@ -47,6 +51,7 @@ TREASURE_GEMS = np.where(CARD_KIND == KIND_TREASURE, CARD_AMOUNT, 0).astype(np.u
 #: (6, 3) uint8: what winning a card adds to [loans owed, investment amounts, locked bids] (locked: the bid)
 CARD_DEBTS = np.stack([LOAN_AMOUNT_U8, INVEST_AMOUNT, np.zeros(6, np.uint8)], axis=1)
 IS_INVEST = (CARD_KIND == KIND_INVEST).astype(np.uint8)
+NOT_TREASURE = CARD_KIND != KIND_TREASURE
 
 
 def _met(kind: str, arg: tuple[int, ...], two_pairs: str) -> np.ndarray:

@@ -1,0 +1,203 @@
+"""Decisions per second of the batched MegaGem engine, beside the scalar env and OpenSpiel (issue 11).
+
+Random masked play, one process, measured side by side in one run:
+
+* ``BatchedMegaGem`` at each batch size B (default 1, 64, 1024, 4096, 16384), two ways:
+  ``obs+masks`` builds every seat's observation and mask before every step (``observations()``
+  and ``action_masks()``, both (B, n_players, ...)), ``masks`` builds the masks only. The actions
+  are drawn by ``random_actions`` (uniform among each seat's legal actions) and the decisions
+  counted are the seats with a choice (``num_to_act()``); all of it is timed, the deals of new
+  games included (finished games are dealt afresh inside ``step``).
+* the scalar ``megagem_v0.env()`` (AEC, the same options), played as ``benchmarks/throughput.py``
+  plays it: ``env.last()`` (observation and mask) then a uniformly random legal action.
+* OpenSpiel's C++ ``first_sealed_auction`` (``pip install open-spiel``, the ``openspiel`` extra):
+  at every decision ``observation_tensor()`` and ``legal_actions_mask()``, then a random legal
+  action; chance nodes (the valuations) are sampled and not counted. Without ``pyspiel`` the row
+  says "not installed".
+
+Every configuration is measured in ``--rounds`` slices taken in turn (so that a change in the load
+of the machine touches them all alike), after a warm-up. The table gives decisions per second and
+their ratios to OpenSpiel and to the scalar env, then the memory per game: the game state
+(``state_bytes``), and the observation buffer, mask buffer and the setups dealt in advance beside it.
+The issue's targets are checked at the end: at B = 1024, at least 2,500,000 decisions per second
+with observations and masks, 7,000,000 with masks only, and 9x OpenSpiel.
+
+    python benchmarks/megagem_batched.py                         # 4 players, ~3 s per configuration
+    python benchmarks/megagem_batched.py --seconds 1 --batches 1024,4096 --players 5
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from gemenvs.megagem.batched import BatchedMegaGem
+
+TARGET_OBS, TARGET_MASKS, TARGET_OPENSPIEL_RATIO, TARGET_B = 2_500_000, 7_000_000, 9.0, 1024
+
+
+class Runner:
+    """One configuration: ``run(seconds)`` plays on for about that long and adds to the totals."""
+
+    def __init__(self, label: str, play: Callable[[float], int]):
+        self.label, self.play = label, play
+        self.decisions, self.elapsed = 0, 0.0
+
+    def run(self, seconds: float) -> None:
+        start = time.perf_counter()
+        self.decisions += self.play(seconds)
+        self.elapsed += time.perf_counter() - start
+
+    @property
+    def rate(self) -> float:
+        return self.decisions / self.elapsed if self.elapsed else 0.0
+
+
+def batched_runner(batch: int, players: int, observations: bool, seed: int) -> tuple[Runner, BatchedMegaGem]:
+    """Random masked play of a ``BatchedMegaGem``: masks (and observations) built before every step."""
+    engine = BatchedMegaGem(batch, seed=seed, num_players=players)
+    rng = np.random.default_rng(seed)
+
+    def play(seconds: float) -> int:
+        decisions, start = 0, time.perf_counter()
+        while True:
+            for _ in range(8):
+                engine.action_masks()
+                if observations:
+                    engine.observations()
+                decisions += engine.num_to_act()
+                engine.step(engine.random_actions(rng))
+            if time.perf_counter() - start >= seconds:
+                return decisions
+
+    for _ in range(3 + 2048 // batch):  # warm-up
+        engine.step(engine.random_actions(rng))
+    label = f"BatchedMegaGem B={batch} {'obs+masks' if observations else 'masks'}"
+    return Runner(label, play), engine
+
+
+def scalar_env_runner(players: int, seed: int) -> Runner:
+    """The scalar AEC ``megagem_v0.env()``: ``env.last()`` then a random legal action."""
+    from gemenvs import megagem_v0
+    env = megagem_v0.env(num_players=players)
+    rng = np.random.default_rng(seed)
+    games = [0]
+
+    def play(seconds: float) -> int:
+        decisions, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            env.reset(seed=seed + games[0])
+            games[0] += 1
+            for _agent in env.agent_iter():
+                obs, _reward, terminated, truncated, _info = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                else:
+                    legal = np.flatnonzero(obs["action_mask"])
+                    env.step(int(legal[rng.integers(len(legal))]))
+                    decisions += 1
+        return decisions
+
+    return Runner("megagem_v0.env() (scalar AEC)", play)
+
+
+def openspiel_runner(seed: int) -> Runner | None:
+    """OpenSpiel's ``first_sealed_auction`` with observation tensors and legal-action masks, or None."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("first_sealed_auction")
+    pick = random.Random(seed).choice
+
+    def play(seconds: float) -> int:
+        decisions, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            for _ in range(100):
+                state = game.new_initial_state()
+                while not state.is_terminal():
+                    if state.is_chance_node():
+                        state.apply_action(pick(state.chance_outcomes())[0])
+                        continue
+                    player = state.current_player()
+                    state.observation_tensor(player)
+                    state.legal_actions_mask(player)
+                    state.apply_action(pick(state.legal_actions(player)))
+                    decisions += 1
+        return decisions
+
+    return Runner("OpenSpiel first_sealed_auction", play)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per configuration (all rounds together)")
+    parser.add_argument("--rounds", type=int, default=3, help="slices per configuration, taken in turn")
+    parser.add_argument("--players", type=int, default=4, choices=(3, 4, 5))
+    parser.add_argument("--batches", default="1,64,1024,4096,16384", help="comma-separated batch sizes")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    batches = [int(x) for x in args.batches.split(",")]
+
+    runners: list[Runner] = []
+    engines: dict[int, BatchedMegaGem] = {}
+    for batch in batches:
+        for observations in (True, False):
+            runner, engine = batched_runner(batch, args.players, observations, args.seed)
+            runners.append(runner)
+            engines[batch] = engine
+    scalar = scalar_env_runner(args.players, args.seed)
+    spiel = openspiel_runner(args.seed)
+    runners.append(scalar)
+    if spiel is not None:
+        runners.append(spiel)
+    for _ in range(args.rounds):
+        for runner in runners:
+            runner.run(args.seconds / args.rounds)
+
+    print(f"# MegaGem batched engine, {args.players} players: random masked play, decisions per second")
+    print(f"# {datetime.datetime.now():%Y-%m-%d %H:%M}, {platform.processor() or platform.machine()}, "
+          f"Python {platform.python_version()}, numpy {np.__version__}; "
+          f"{args.seconds:g} s per configuration in {args.rounds} rounds; command: "
+          f"python {' '.join(sys.argv)}")
+    print()
+    print(f"| configuration | decisions/s | vs OpenSpiel | vs scalar env() |")
+    print("|---|---:|---:|---:|")
+    for runner in runners:
+        vs_spiel = f"{runner.rate / spiel.rate:.2f}x" if spiel else "-"
+        print(f"| {runner.label} | {runner.rate:,.0f} | {vs_spiel} | {runner.rate / scalar.rate:.1f}x |")
+    if spiel is None:
+        print("| OpenSpiel first_sealed_auction | not installed (pip install open-spiel) | - | - |")
+    print()
+    print("| B | game state (bytes/game) | observations (bytes/game) | masks (bytes/game) | "
+          "deals held in advance (bytes/game) | observations + masks for the batch |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for batch, engine in engines.items():
+        buffers = engine.buffer_bytes
+        total = (buffers["observations"] + buffers["masks"]) * batch
+        print(f"| {batch} | {engine.state_bytes} | {buffers['observations']:,} | {buffers['masks']:,} | "
+              f"{buffers['deal_pool']:,} | {total / 2**20:,.1f} MiB |")
+    print()
+    by_label = {r.label: r for r in runners}
+    obs = by_label.get(f"BatchedMegaGem B={TARGET_B} obs+masks")
+    masks = by_label.get(f"BatchedMegaGem B={TARGET_B} masks")
+    if obs is not None:
+        checks = [(f"B={TARGET_B} obs+masks >= {TARGET_OBS:,}/s", obs.rate, obs.rate >= TARGET_OBS),
+                  (f"B={TARGET_B} masks >= {TARGET_MASKS:,}/s", masks.rate, masks.rate >= TARGET_MASKS)]
+        if spiel is not None:
+            ratio = obs.rate / spiel.rate
+            checks.append((f"B={TARGET_B} obs+masks >= {TARGET_OPENSPIEL_RATIO:g}x OpenSpiel", ratio,
+                           ratio >= TARGET_OPENSPIEL_RATIO))
+        for what, value, met in checks:
+            print(f"target {what}: {value:,.2f} -> {'met' if met else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
