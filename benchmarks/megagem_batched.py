@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.seconds:g} s per configuration in {args.rounds} rounds; command: "
           f"python {' '.join(sys.argv)}")
     print()
-    print(f"| configuration | decisions/s | vs OpenSpiel | vs scalar env() |")
+    print("| configuration | decisions/s | vs OpenSpiel | vs scalar env() |")
     print("|---|---:|---:|---:|")
     for runner in runners:
         vs_spiel = f"{runner.rate / spiel.rate:.2f}x" if spiel else "-"

@@ -159,7 +159,7 @@ CASES = [
 
 @pytest.mark.parametrize("options", CASES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
 def test_differential_each_option(options):
-    played, seen = play_differential(games=120, batch=40, seed=len(str(options)), **options)
+    played, seen = play_differential(games=120, batch=40, seed=CASES.index(options), **options)
     assert played >= 120 and seen["forced_reveals"] > 0
 
 
@@ -309,3 +309,18 @@ def test_illegal_action_names_game_seat_and_action_and_changes_nothing():
     actions[b, w] = 0
     with pytest.raises(IllegalActionError, match=rf"game {b}: .* by seat {w}: the winner must reveal"):
         eng.step(actions)
+
+
+def test_benchmark_script_runs(capsys):
+    """benchmarks/megagem_batched.py, a moment per configuration: every row and the memory table print."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "megagem_batched.py"
+    spec = importlib.util.spec_from_file_location("megagem_batched_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--seconds", "0.05", "--rounds", "1", "--batches", "1,8", "--players", "3"]) == 0
+    out = capsys.readouterr().out
+    for row in ("BatchedMegaGem B=1 obs+masks", "BatchedMegaGem B=8 masks", "megagem_v0.env()",
+                "OpenSpiel first_sealed_auction", "| 8 | 153 | 2,724 | 303 |"):
+        assert row in out
