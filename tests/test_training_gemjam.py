@@ -3,6 +3,7 @@ Gem Jam many come outside its own turn: reactions, payments, placing what it rec
 optional potential-based reward shaping, the shipped config, and a tiny end-to-end run."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -108,10 +109,15 @@ def test_tiny_gemjam_run_saves_a_checkpoint_that_plays_a_legal_game(tmp_path):
         "progress_bar=false", "ppo.n_steps=512", "ppo.batch_size=256", "ppo.n_epochs=1", "ppo.net_arch=[32]",
         "pool.baselines=[random]", "pool.snapshot_every=1024", "eval.every=0", "eval.opponents=[random]",
         "eval.best_by=mean", "eval.final_games=3", "eval.workers=1",
+        # the behaviour-cloning warm start with one DAgger round, in miniature
+        "pretrain.teacher=rule", "pretrain.games=3", "pretrain.epochs=1", "pretrain.workers=1",
+        "pretrain.dagger_rounds=1", "pretrain.dagger_games=2",
     ]
     run = train(load_config(CONFIG, overrides))
     ckpt = find_checkpoint(run)
     assert ckpt.name.startswith("step_") and (ckpt / "model.zip").exists() and (run / "results.json").exists()
+    pre = json.loads((run / "pretrain.json").read_text())
+    assert pre["teacher"] == "rule" and [r["games"] for r in pre["rounds"]] == [3, 2]
     assert "snapshot_1024" in (ckpt / "pool.json").read_text()
     agent = PolicyAgent.load(ckpt / "model.zip", deterministic=False, seed=0)
     env = gemjam_env(num_players=3)  # illegal_action="raise": an illegal move would fail the test

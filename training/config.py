@@ -133,6 +133,33 @@ class EvalConfig:
 
 
 @dataclass
+class PretrainConfig:
+    """Behaviour cloning before self-play: the policy first imitates a teacher (gemenvs.training.pretrain)."""
+
+    teacher: str | None = None
+    """the agent to imitate (a baseline name of the game, or a policy path), or null for no pretraining"""
+    games: int = 1000
+    """games the teacher plays against itself to make the demonstrations (every seat's decisions kept)"""
+    epochs: int = 8
+    """passes over the demonstrations"""
+    batch_size: int = 512
+    """minibatch size of the cloning steps"""
+    learning_rate: float = 1e-3
+    """Adam step size of the cloning (> 0); self-play then uses ppo.learning_rate"""
+    value_coef: float = 0.5
+    """weight of the critic's loss on the teacher games' discounted final rewards (>= 0)"""
+    workers: int = 2
+    """processes that play the teacher's games"""
+    dagger_rounds: int = 0
+    """DAgger rounds after the first cloning (Ross et al. 2011): the cloned policy plays one seat against
+    the teacher, the teacher labels the states it reached, and cloning goes on over all the data (0: none)"""
+    dagger_games: int = 300
+    """games per DAgger round (the cloned policy's decisions only are kept)"""
+    dagger_epochs: int = 2
+    """passes over all the data after each DAgger round"""
+
+
+@dataclass
 class TrainConfig:
     """One self-play training run."""
 
@@ -166,6 +193,8 @@ class TrainConfig:
     """opponents during training"""
     eval: EvalConfig = field(default_factory=EvalConfig)
     """evaluation"""
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    """behaviour cloning of a teacher before self-play (off unless pretrain.teacher is set)"""
 
     @property
     def run_dir(self) -> Path:
@@ -368,11 +397,15 @@ def _get(cfg: TrainConfig, key: str) -> tuple[Any, bool]:
 RANGES: dict[str, tuple[float, bool, float | None, bool]] = {
     **{k: (1, True, None, False) for k in (
         "total_timesteps", "n_envs", "torch_threads", "ppo.n_steps", "ppo.n_epochs", "pool.max_snapshots",
-        "pool.window", "eval.games", "eval.final_games", "eval.workers")},
+        "pool.window", "eval.games", "eval.final_games", "eval.workers", "pretrain.games", "pretrain.epochs",
+        "pretrain.workers", "pretrain.dagger_games", "pretrain.dagger_epochs")},
     **{k: (0, True, None, False) for k in (
         "seed", "checkpoint_every", "pool.snapshot_every", "eval.every", "ppo.ent_coef", "ppo.vf_coef",
-        "pool.priority_power", "env.shaping")},
+        "pool.priority_power", "env.shaping", "pretrain.value_coef",
+        "pretrain.dagger_rounds")},
     "ppo.batch_size": (2, True, None, False),  # SB3 normalises advantages over each minibatch
+    "pretrain.batch_size": (1, True, None, False),
+    "pretrain.learning_rate": (0, False, None, False),
     "ppo.learning_rate": (0, False, None, False),
     "max_train_minutes": (0, False, None, False),
     "ppo.clip_range": (0, False, None, False),
@@ -488,6 +521,8 @@ def validate(cfg: TrainConfig) -> None:
             raise ConfigError("eval.opponents must name at least one baseline")
         check_opponent_names(env, cfg.pool.baselines, "pool.baselines")
         check_opponent_names(env, cfg.eval.opponents, "eval.opponents")
+        if cfg.pretrain.teacher is not None:
+            check_opponent_names(env, [cfg.pretrain.teacher], "pretrain.teacher")
     finally:
         env.close()
     if cfg.eval.best_by != "mean" and cfg.eval.best_by not in cfg.eval.opponents:

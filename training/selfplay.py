@@ -21,6 +21,7 @@ folder), ``config.yaml``, ``checkpoints/step_N/{model.zip, config.yaml, pool.jso
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 import time
@@ -48,12 +49,15 @@ from gemenvs.training.checkpoint import (
 from gemenvs.training.config import TrainConfig, save_config
 from gemenvs.training.evaluate import evaluate, results_dict, results_table
 from gemenvs.training.plotting import plot_learning_curve
+from gemenvs.training.pretrain import CloneReport, clone, collect, concatenate
 from gemenvs.training.pool import OpponentPool, PoolOpponents
 from gemenvs.wrappers.single_agent import SingleAgentEnv, make_aec_env
 
 EVAL_FIELDS = ["step", "opponent", "games", "win_rate", "win_lo", "win_hi", "mean_margin"]
 #: seed offset of the final evaluation, so its games differ from the periodic ones
 FINAL_EVAL_SEED = 1_000_003
+#: seed offset of the teacher's games, so they differ from every evaluation game
+PRETRAIN_SEED = 2_000_003
 
 
 def limit_threads(n: int) -> None:
@@ -204,9 +208,10 @@ class Trainer:
 class SelfPlayCallback(BaseCallback):
     """Pool results, snapshots, evaluation, checkpoints and the progress bar (see the module docstring)."""
 
-    def __init__(self, trainer: Trainer):
+    def __init__(self, trainer: Trainer, started_at: float | None = None):
         super().__init__()
         self.trainer = trainer
+        self.started_at = started_at  # the wall-time budget counts from here (pretraining included)
         self.bar = None
         self.recent = deque(maxlen=500)  # win shares of the latest training games, any opponent
         self.eval_rates: dict[str, float] = {}
@@ -215,6 +220,7 @@ class SelfPlayCallback(BaseCallback):
     def _on_training_start(self) -> None:
         cfg = self.trainer.cfg
         self.start_time, self.start_step = time.time(), self.num_timesteps
+        self.budget_start = self.started_at if self.started_at is not None else self.start_time
         if cfg.progress_bar:
             rollout = cfg.ppo.n_steps * cfg.n_envs  # learn() runs whole rollouts, so it may end a little past
             total = self.num_timesteps + -(-(cfg.total_timesteps - self.num_timesteps) // rollout) * rollout
@@ -229,7 +235,7 @@ class SelfPlayCallback(BaseCallback):
         if self.bar is not None:
             self.bar.update(self.training_env.num_envs)
         limit = self.trainer.cfg.max_train_minutes
-        if limit is not None and time.time() - self.start_time > 60 * limit:
+        if limit is not None and time.time() - self.budget_start > 60 * limit:
             self._write(f"step {self.num_timesteps}: max_train_minutes ({limit:g}) reached, stopping")
             return False
         return True
@@ -324,15 +330,17 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             model.set_random_seed(cfg.seed + model.num_timesteps)
             print(f"resuming {run_dir} from {ckpt.path.name} at step {model.num_timesteps}")
         save_config(cfg, run_dir / "config.yaml")
-        if not trainer.pool.members:  # pure self-play: start against the untrained policy
-            trainer.snapshot(model, model.num_timesteps)
         model.set_logger(make_logger(run_dir, model.num_timesteps))
+        start = time.time()
+        if ckpt is None and cfg.pretrain.teacher is not None:
+            pretrain(cfg, trainer, model)
+        if not trainer.pool.members:  # pure self-play: start against the initial (or cloned) policy
+            trainer.snapshot(model, model.num_timesteps)
         env.env_method("update_opponents", *trainer.pool.broadcast())  # before learn() resets the workers
 
-        start = time.time()
         remaining = cfg.total_timesteps - model.num_timesteps
         if remaining > 0:
-            model.learn(total_timesteps=remaining, callback=SelfPlayCallback(trainer),
+            model.learn(total_timesteps=remaining, callback=SelfPlayCallback(trainer, started_at=start),
                         reset_num_timesteps=ckpt is None)
     finally:
         env.close()
@@ -342,6 +350,50 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     trainer.checkpoint(model, step)
     finish(cfg, trainer, model, train_seconds)
     return run_dir
+
+
+def pretrain(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO) -> CloneReport:
+    """Behaviour cloning of ``cfg.pretrain.teacher`` into ``model``, then ``dagger_rounds`` DAgger rounds
+    (see :mod:`gemenvs.training.pretrain`); written to pretrain.json and, when periodic evaluation is
+    on, evaluated as step 0 of the learning curve."""
+    p = cfg.pretrain
+    print(f"pretraining: {p.games} games of {p.teacher!r} against itself, then {p.epochs} epochs of cloning"
+          + (f", then {p.dagger_rounds} DAgger rounds of {p.dagger_games} games" if p.dagger_rounds else ""))
+    start = time.time()
+    seed = cfg.seed + PRETRAIN_SEED
+    data = collect(cfg.env.id, cfg.env.options, p.teacher, p.games, seed=seed, reward=cfg.env.reward,
+                   gamma=cfg.ppo.gamma, workers=p.workers)
+    rounds = [{"games": p.games, "collect_seconds": time.time() - start}]
+    report = clone(model.policy, data, p.epochs, p.batch_size, p.learning_rate, p.value_coef, seed=cfg.seed)
+    rounds[-1].update(dataclasses.asdict(report))
+    print(report.line())
+    for r in range(p.dagger_rounds):
+        t = time.time()
+        student = PolicyAgent.from_sb3(model, deterministic=True)
+        seed += max(p.games, p.dagger_games)  # fresh games every round
+        new = collect(cfg.env.id, cfg.env.options, p.teacher, p.dagger_games, seed=seed, reward=cfg.env.reward,
+                      gamma=cfg.ppo.gamma, workers=p.workers, student=student)
+        agreement = float(np.mean(student_actions(student, new) == new.actions))
+        data = concatenate([data, new])
+        rounds.append({"games": p.dagger_games, "collect_seconds": time.time() - t,
+                       "student_agreement_on_own_states": agreement})
+        report = clone(model.policy, data, p.dagger_epochs, p.batch_size, p.learning_rate, p.value_coef,
+                       seed=cfg.seed + r + 1)
+        rounds[-1].update(dataclasses.asdict(report))
+        print(f"DAgger round {r + 1}: the cloned policy agreed with the teacher on {agreement:.1%} of the "
+              f"{len(new)} states it reached; {report.line()}")
+    del data
+    (trainer.run_dir / "pretrain.json").write_text(json.dumps(
+        {"teacher": p.teacher, "seconds": time.time() - start, "rounds": rounds}, indent=1))
+    if cfg.eval.every:
+        rates = trainer.evaluate(model, 0, model.logger)
+        print("step 0 (after pretraining): eval win rates " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()))
+    return report
+
+
+def student_actions(agent: PolicyAgent, data) -> np.ndarray:
+    """The actions ``agent`` takes in the rows of ``data`` (its own choices, before the teacher's labels)."""
+    return np.array([agent.act(o, m) for o, m in zip(data.obs, data.masks)], np.int64)
 
 
 def finish(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO, train_seconds: float) -> None:

@@ -1,0 +1,183 @@
+"""Behaviour-cloning warm start: the policy first imitates a teacher agent, then self-play takes over.
+
+Long games with a reward only at the end give PPO little to learn from while its policy is
+random. Starting from a copy of a competent agent is the usual remedy (AlphaStar's supervised
+stage; "kickstarting", Schmitt et al. 2018): the learner begins where the teacher is and PPO
+only has to find what the teacher does wrong. Two steps, both before ``model.learn``:
+
+1. :func:`collect` plays ``games`` games with the teacher in every seat, through the engine (the
+   same observations and masks as the environment), and keeps every decision of every seat:
+   observation, mask, the teacher's action and the seat's discounted final reward (the
+   configured ``env.reward``, discounted by ``ppo.gamma`` per decision of that seat, as the
+   learner's own returns are).
+2. :func:`clone` fits the MaskablePPO policy to them: the masked cross-entropy of the
+   teacher's action for the actor, and the squared error of the return for the critic (so the
+   first PPO updates are not driven by an untrained value function), with Adam over shuffled
+   minibatches. It reports the actor's agreement with the teacher on a held-out tenth of the games.
+
+The teacher is any opponent spec the pool takes (a baseline name of the game, or a saved policy).
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from gemenvs.core.rewards import terminal_rewards
+from gemenvs.wrappers.single_agent import build_opponent, make_aec_env
+
+
+@dataclass
+class Demonstrations:
+    """Decisions of a teacher: one row per decision of any seat, grouped by game."""
+
+    obs: np.ndarray       # (N, obs_dim) float32
+    masks: np.ndarray     # (N, n_actions) bool
+    actions: np.ndarray   # (N,) int64
+    returns: np.ndarray   # (N,) float32: the seat's final reward, discounted to this decision
+    game: np.ndarray      # (N,) int32: index of the game the row comes from
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def subset(self, rows: np.ndarray) -> "Demonstrations":
+        """The rows ``rows`` of every array."""
+        return Demonstrations(self.obs[rows], self.masks[rows], self.actions[rows], self.returns[rows],
+                              self.game[rows])
+
+
+def _play_games(env_id: str, options: dict, teacher: str, reward: str, gamma: float, seeds: list[int],
+                student=None):
+    """Games ``seeds`` on the engine, as rows of :class:`Demonstrations`.
+
+    Without ``student`` the teacher plays every seat and every seat's decisions are kept. With a
+    ``student`` (an agent) it takes seat ``seed % n`` against the teacher in the others, and only
+    its decisions are kept, labelled with the action the teacher would have taken there (DAgger).
+    """
+    env = make_aec_env(env_id, **options)
+    game = env.unwrapped.game
+    n = len(env.possible_agents)
+    obs, masks, actions, returns, index = [], [], [], [], []
+    for seed in seeds:
+        agents = [build_opponent(game.name, teacher, env, seed=seed * 1009 + i) for i in range(n)]
+        learner = seed % n if student is not None else None
+        if student is not None:
+            student.reset(seed=seed)
+        state = game.new_state(seed)
+        seats = []
+        while not game.is_over(state):
+            p = game.to_act(state)[0]
+            o, m = game.observe(state, p), game.legal_mask(state, p)
+            a = agents[p].act(o, m)
+            if learner is None or p == learner:
+                obs.append(o)
+                masks.append(m.astype(bool))
+                actions.append(a)
+                seats.append(p)
+            if p == learner:
+                a = student.act(o, m)
+            game.apply(state, p, a)
+        res = game.results(state)
+        final = terminal_rewards(reward, res.scores, game.score_scale, res.rank_keys)
+        # a seat's k-th decision before its last is worth gamma**k of the final reward
+        later = np.zeros(n, dtype=np.int64)
+        ret = np.empty(len(seats), np.float32)
+        for k in range(len(seats) - 1, -1, -1):
+            p = seats[k]
+            ret[k] = final[p] * gamma ** later[p]
+            later[p] += 1
+        returns.append(ret)
+        index.append(np.full(len(seats), seed, np.int32))
+    env.close()
+    return (np.asarray(obs, np.float32).reshape(len(actions), -1), np.asarray(masks, bool).reshape(len(actions), -1),
+            np.asarray(actions, np.int64), np.concatenate(returns), np.concatenate(index))
+
+
+def collect(env_id: str, options: dict, teacher: str, games: int, seed: int = 0, reward: str = "win",
+            gamma: float = 1.0, workers: int = 1, student=None) -> Demonstrations:
+    """``games`` games (seeds ``seed...``): the teacher against itself with every seat's decisions kept,
+    or, given a ``student`` agent, the student in one seat with its decisions labelled by the teacher."""
+    seeds = list(range(seed, seed + games))
+    chunks = [c for c in (seeds[i::max(workers, 1)] for i in range(max(workers, 1))) if c]
+    if workers <= 1 or len(chunks) == 1:
+        parts = [_play_games(env_id, options, teacher, reward, gamma, seeds, student)]
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("forkserver")) as pool:
+            parts = list(pool.map(_play_games, *zip(*[(env_id, options, teacher, reward, gamma, c, student)
+                                                      for c in chunks])))
+    return Demonstrations(*(np.concatenate(arrays) for arrays in zip(*parts)))
+
+
+def concatenate(parts: list[Demonstrations]) -> Demonstrations:
+    """One :class:`Demonstrations` holding the rows of all ``parts`` (games keep their seeds)."""
+    return Demonstrations(*(np.concatenate(arrays) for arrays in
+                            zip(*[(d.obs, d.masks, d.actions, d.returns, d.game) for d in parts])))
+
+
+@dataclass
+class CloneReport:
+    """What :func:`clone` did: data, time and how closely the actor follows the teacher."""
+
+    decisions: int
+    epochs: int
+    seconds: float
+    train_agreement: float     # argmax of the masked policy == teacher's action, training rows
+    heldout_agreement: float   # the same on the held-out games
+    value_mse: float           # critic's squared error on the held-out rows
+
+    def line(self) -> str:
+        """One line for the console and the results file."""
+        return (f"behaviour cloning: {self.decisions} teacher decisions, {self.epochs} epochs, "
+                f"{self.seconds:.0f} s; agreement with the teacher {self.train_agreement:.1%} "
+                f"(held-out games {self.heldout_agreement:.1%}), value MSE {self.value_mse:.3f}")
+
+
+def _agreement_and_mse(policy, data: Demonstrations, batch: int = 4096) -> tuple[float, float]:
+    """Fraction of rows whose masked argmax is the teacher's action, and the critic's MSE."""
+    hits, sq = 0, 0.0
+    with torch.no_grad():
+        for i in range(0, len(data), batch):
+            o = torch.as_tensor(data.obs[i:i + batch])
+            m = torch.as_tensor(data.masks[i:i + batch])
+            dist = policy.get_distribution(o, action_masks=m.numpy())
+            logits = dist.distribution.logits
+            hits += int((logits.argmax(1).numpy() == data.actions[i:i + batch]).sum())
+            v = policy.predict_values(o).squeeze(1).numpy()
+            sq += float(((v - data.returns[i:i + batch]) ** 2).sum())
+    return hits / max(len(data), 1), sq / max(len(data), 1)
+
+
+def clone(policy, data: Demonstrations, epochs: int, batch_size: int = 256, learning_rate: float = 3e-4,
+          value_coef: float = 0.5, seed: int = 0, heldout: float = 0.1) -> CloneReport:
+    """Fit a MaskablePPO policy to ``data`` (see the module docstring); returns a :class:`CloneReport`."""
+    start = time.time()
+    rng = np.random.default_rng(seed)
+    games = np.unique(data.game)
+    test_games = rng.choice(games, size=max(1, int(len(games) * heldout)), replace=False) if len(games) > 1 else []
+    is_test = np.isin(data.game, test_games)
+    train, test = data.subset(np.flatnonzero(~is_test)), data.subset(np.flatnonzero(is_test))
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    policy.set_training_mode(True)
+    for _ in range(epochs):
+        order = rng.permutation(len(train))
+        for i in range(0, len(order), batch_size):
+            rows = order[i:i + batch_size]
+            obs = torch.as_tensor(train.obs[rows])
+            values, log_prob, _ = policy.evaluate_actions(obs, torch.as_tensor(train.actions[rows]),
+                                                          action_masks=train.masks[rows])
+            loss = -log_prob.mean() + value_coef * torch.mean((values.squeeze(1) - torch.as_tensor(train.returns[rows])) ** 2)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+    policy.set_training_mode(False)
+    train_acc, _ = _agreement_and_mse(policy, train.subset(np.arange(min(len(train), 20000))))
+    test_acc, mse = _agreement_and_mse(policy, test) if len(test) else (float("nan"), float("nan"))
+    return CloneReport(len(train), epochs, time.time() - start, train_acc, test_acc, mse)
+
+
+__all__ = ["CloneReport", "Demonstrations", "clone", "collect", "concatenate"]
