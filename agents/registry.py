@@ -9,6 +9,7 @@ BASELINES: dict[str, dict[str, str]] = {
         "random": "gemenvs.agents.random_agent:RandomAgent",
         "truthful": "gemenvs.agents.megagem:TruthfulAgent",
         "heuristic": "gemenvs.agents.megagem:HeuristicBidder",
+        "tuned": "gemenvs.agents.megagem_tuned:TunedBidder",
     },
     "gem": {
         "random": "gemenvs.agents.random_agent:RandomAgent",
