@@ -142,7 +142,7 @@ def test_defaults_follow_the_game():
     assert TrainConfig().pool.baselines is None and TrainConfig().eval.opponents is None
     mega = load_config(None)
     assert mega.name == "megagem_selfplay" and mega.env.options == {}
-    assert mega.pool.baselines == mega.eval.opponents == baseline_names("megagem") == ["random", "truthful", "heuristic"]
+    assert mega.pool.baselines == mega.eval.opponents == baseline_names("megagem") == ["random", "truthful", "heuristic", "tuned"]
     gem = load_config(None, ["env.id=gemenvs/GEM-v0"])
     assert gem.name == "gem_selfplay" and gem.env.options == {}
     assert gem.pool.baselines == gem.eval.opponents == baseline_names("gem") == ["random", "greedy"]
