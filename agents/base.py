@@ -48,6 +48,22 @@ class BaseAgent:
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    #: whether ``act`` reads memory of the game in progress (what earlier calls saw). Such an agent
+    #: plays one game at a time, so a batched environment keeps one instance per game and seat and
+    #: resets it when its game starts. False: ``act`` depends only on its arguments and the agent's
+    #: RNG, so one instance plays rows of many games at once (:meth:`act_batch`). True unless an
+    #: agent says otherwise (the safe default).
+    per_game_memory = True
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Actions ``(G,)`` int64 for ``G`` rows of observations ``(G, obs_dim)`` and masks ``(G, num_actions)``.
+
+        The same choices as :meth:`act` called on the rows in order, drawing on the same RNG
+        (agents override this with a vectorized version that keeps that promise). Rows are
+        independent decisions: for an agent with ``per_game_memory`` they must come from one game.
+        """
+        return _act_rows(self, observations, action_masks)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
@@ -58,3 +74,32 @@ def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     if legal.size == 0:
         raise ValueError("the action mask allows no action: this agent is not to act now")
     return legal
+
+
+def act_batch(agent: Agent, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    """``agent.act_batch`` when the agent has one, else :meth:`Agent.act` row by row: actions ``(G,)`` int64."""
+    method = getattr(agent, "act_batch", None)
+    return method(observations, action_masks) if method is not None else _act_rows(agent, observations, action_masks)
+
+
+def check_batch(observations: np.ndarray, action_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(observations, action_masks)`` as 2-D arrays with one row per decision (a ValueError says what is wrong)."""
+    obs, masks = np.asarray(observations), np.asarray(action_masks)
+    if obs.ndim != 2 or masks.ndim != 2 or len(obs) != len(masks):
+        raise ValueError(f"act_batch takes observations (G, obs_dim) and masks (G, num_actions) with the same G; "
+                         f"got shapes {obs.shape} and {masks.shape}")
+    return obs, masks
+
+
+def _act_rows(agent: Agent, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    obs, masks = check_batch(observations, action_masks)
+    return np.array([agent.act(o, m) for o, m in zip(obs, masks)], dtype=np.int64).reshape(len(obs))
+
+
+def legal_counts(action_masks: np.ndarray) -> np.ndarray:
+    """Legal actions per row of ``action_masks`` ``(G, num_actions)``; raises if a row allows none."""
+    counts = np.count_nonzero(action_masks, axis=1)
+    if counts.size and not counts.all():
+        row = int(np.flatnonzero(counts == 0)[0])
+        raise ValueError(f"row {row}: the action mask allows no action: this agent is not to act now")
+    return counts

@@ -262,6 +262,11 @@ class TruthfulAgent(_MegaGemAgent):
     """
 
     name = "truthful"
+    per_game_memory = False
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The choices of :meth:`act` on the rows, computed for all rows at once (see ``truthful_act_batch``)."""
+        return truthful_act_batch(self, observations, action_masks)
 
     def lot_value(self, v: View) -> float:
         kind = AUCTION_TYPE[v.card]
@@ -509,6 +514,154 @@ class HeuristicBidder(_MegaGemAgent):
             if best_key is None or key < best_key:
                 best, best_key = c, key
         return best
+
+
+# --------------------------------------------------------------------------- batched play (act_batch)
+# TruthfulAgent.act_batch: the arithmetic of TruthfulAgent.act on many observation rows at once,
+# step for step (the same float64 operations in the same order, expected values from the same
+# cached function), so its choices are act's. HeuristicBidder keeps BaseAgent's row-by-row
+# act_batch: it remembers the game in progress (its opponent model), one instance per game.
+
+#: bounds of the packed key of an expected value: chart, known, total unseen, unseen of the colour, draws
+_EV_BOUNDS = (len(CHARTS), 16, 32, 8, 32)
+_EV_TABLE: np.ndarray | None = None  # expected_value by packed key, filled as keys are met (NaN: not yet)
+
+
+def _onehot_rows(block: np.ndarray) -> np.ndarray:
+    """Per row, the index of the first 1 of a decoded one-hot block, -1 if none (``_onehot`` row by row)."""
+    one = block == 1
+    return np.where(one.any(axis=1), np.argmax(one, axis=1), -1)
+
+
+def _expected_values(chart: np.ndarray, known: np.ndarray, total: np.ndarray, good: np.ndarray,
+                     draws: np.ndarray) -> np.ndarray | None:
+    """:func:`expected_value` for arrays of arguments (broadcast together), or None when an argument
+    falls outside the table (never for observations of real games: the caller then plays row by row)."""
+    global _EV_TABLE
+    args = np.broadcast_arrays(chart, known, total, good, draws)
+    key = np.zeros(args[0].shape, np.int64)
+    for a, bound in zip(args, _EV_BOUNDS):
+        if a.size and (a.min() < 0 or a.max() >= bound):
+            return None
+        key = key * bound + a
+    if _EV_TABLE is None:
+        _EV_TABLE = np.full(int(np.prod(_EV_BOUNDS)), np.nan)
+    values = _EV_TABLE.take(key)
+    missing = np.isnan(values)
+    if missing.any():
+        for k in np.unique(key[missing]).tolist():
+            c, rest = divmod(k, int(np.prod(_EV_BOUNDS[1:])))
+            kn, rest = divmod(rest, int(np.prod(_EV_BOUNDS[2:])))
+            t, rest = divmod(rest, int(np.prod(_EV_BOUNDS[3:])))
+            g, d = divmod(rest, _EV_BOUNDS[4])
+            _EV_TABLE[k] = expected_value(CHARTS[c], kn, t, g, d)
+        values = _EV_TABLE.take(key)
+    return values
+
+
+def _missions_met(counts: np.ndarray) -> np.ndarray:
+    """(G, missions) bool: Collection counts (G, 5) meet each mission card as :func:`_need` reads it
+    (``_need == 0``; "two pairs" as any two pairs)."""
+    ge1, ge2 = counts >= 1, counts >= 2
+    met = np.zeros((len(counts), len(MISSIONS)), np.bool_)
+    for i, (_, _, kind, arg) in enumerate(MISSIONS):
+        if kind == "each":
+            met[:, i] = ge1[:, list(arg)].all(axis=1)
+        elif kind == "same":
+            met[:, i] = ge2[:, arg[0]]
+        elif kind == "same_any":
+            met[:, i] = counts.max(axis=1) >= arg[0]
+        elif kind == "different":
+            met[:, i] = ge1.sum(axis=1) >= arg[0]
+        else:  # two pairs
+            met[:, i] = (counts // 2).sum(axis=1) >= 2
+    return met
+
+
+@lru_cache(maxsize=None)
+def _missions_met_table() -> np.ndarray:
+    """Bit ``m`` of entry ``code`` (Collection counts 0..6 per colour in base 7): the counts meet mission ``m``."""
+    counts = (np.arange(7 ** NUM_COLOURS)[:, None] // 7 ** np.arange(NUM_COLOURS)) % 7
+    return (_missions_met(counts).astype(np.int64) << np.arange(len(MISSIONS))).sum(axis=1)
+
+
+@lru_cache(maxsize=None)
+def _batch_columns(spec_size: int, slices: tuple) -> tuple[np.ndarray, dict[str, slice]]:
+    """The observation columns :func:`truthful_act_batch` decodes, and each block's place among them."""
+    cols, where = [], {}
+    for name, (a, b) in slices:
+        if name in ("value_chart", "auction_card", "gem_row", "display", "own_hand", "hand_size", "collection",
+                    "mission", "mission_owner"):
+            where[name] = slice(sum(len(c) for c in cols), sum(len(c) for c in cols) + b - a)
+            cols.append(np.arange(a, b))
+    return np.concatenate(cols), where
+
+
+def truthful_act_batch(agent: "TruthfulAgent", observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    """:meth:`TruthfulAgent.act` on every row of ``observations`` (G, obs_dim) and ``action_masks`` (G, A).
+
+    Decoding, lot values (expected gem values, missions the lot completes at once), the rounded
+    bid clipped to the limit and the reveal of the least valuable colour held are computed for
+    all rows with numpy, in the same float64 operations and order as ``act``; expected values
+    come from :func:`expected_value` itself (tabled by argument). Tested equal to ``act``.
+    """
+    from gemenvs.agents.base import check_batch, legal_counts
+
+    obs, masks = check_batch(observations, action_masks)
+    legal_counts(masks)
+    d, bids, reveals = agent.decode, agent.bids, agent.reveals
+    if obs.shape[1] != d.size:
+        raise ValueError(f"observations have {obs.shape[1]} values per row, spec expects {d.size}")
+    G, n, m = len(obs), d.n, d.num_mission_slots
+    cols, where = _batch_columns(d.size, tuple(d.sl.items()))
+    x = np.rint(obs[:, cols] * d.scale[cols]).astype(np.int64)  # act's decoding, of the columns it reads here
+
+    def block(name):
+        return x[:, where[name]]
+
+    legal = masks != 0
+    first = np.argmax(legal, axis=1)
+    revealing = (first >= reveals.start) & (first < reveals.stop)
+    chart = _onehot_rows(block("value_chart")) % len(CHARTS)  # (act's decoder indexes -1 too: the last chart)
+    card = _onehot_rows(block("auction_card"))
+    kind = np.array(AUCTION_TYPE)[card % len(AUCTION_TYPE)]  # (and the last kind)
+    amount = np.array(AUCTION_AMOUNT)[card % len(AUCTION_AMOUNT)]
+    row = block("gem_row")
+    slot0, slot1 = _onehot_rows(row[:, :NUM_COLOURS]), _onehot_rows(row[:, NUM_COLOURS:])
+    gem0 = np.where(slot0 >= 0, slot0, slot1)  # v.row: the filled slots in order
+    gem1 = np.where(slot0 >= 0, slot1, -1)
+    display, hand = block("display"), block("own_hand")
+    collection = block("collection").reshape(G, n, NUM_COLOURS)
+    colours = np.arange(NUM_COLOURS)
+    on0, on1 = gem0[:, None] == colours, gem1[:, None] == colours
+    unseen = np.maximum(0, GEMS_PER_COLOUR - (display + collection.sum(axis=1) + on0 + on1 + hand))
+    values = _expected_values(chart[:, None], display + hand, unseen.sum(axis=1)[:, None], unseen,
+                              block("hand_size")[:, 1:].sum(axis=1)[:, None])
+    before = collection[:, 0]
+    treasure = (kind == _TREASURE) & (card >= 0)
+    ngems = np.where(treasure, np.minimum(amount, (gem0 >= 0).astype(np.int64) + (gem1 >= 0)), 0)
+    after = before + (ngems >= 1)[:, None] * on0 + (ngems >= 2)[:, None] * on1
+    if values is None or before.min(initial=0) < 0 or after.max(initial=0) > 6:
+        return BaseAgent.act_batch(agent, obs, masks)  # not a real game's observations: act row by row
+    out = np.zeros(G, np.int64)
+    # reveals: the legal colour of least value, the lowest colour among equals
+    held = legal[:, reveals.start:reveals.stop]
+    out[revealing] = reveals.start + np.argmin(np.where(held, values, np.inf), axis=1)[revealing]
+    # bids: Treasure: its gems' values + the open missions they complete at once; Invest: its amount; Loan: 0
+    rows = np.arange(G)
+    v0, v1 = values[rows, np.maximum(gem0, 0)], values[rows, np.maximum(gem1, 0)]
+    gems_value = np.where(ngems >= 1, np.where(ngems >= 2, v0 + v1, v0), 0.0)
+    table, base7 = _missions_met_table(), 7 ** np.arange(NUM_COLOURS)
+    completed = table.take(after @ base7) & ~table.take(before @ base7)
+    mission = _onehot_rows(block("mission").reshape(G * m, -1)).reshape(G, m)
+    owner = _onehot_rows(block("mission_owner").reshape(G * m, -1)).reshape(G, m) - 1
+    counted = (mission >= 0) & (owner < 0) & ((completed[:, None] >> np.maximum(mission, 0)) & 1).astype(bool)
+    gain = (counted * np.array(MISSION_VALUE)[np.maximum(mission, 0)]).sum(axis=1).astype(np.float64)
+    value = np.where(kind == _INVEST, amount.astype(np.float64), np.where(kind == _LOAN, 0.0, gems_value + gain))
+    limit = bids.stop - 1 - np.argmax(legal[:, bids.stop - 1::-1], axis=1) - bids.start  # the largest legal bid
+    bid = np.minimum(limit, np.rint(value).astype(np.int64))
+    out[~revealing] = (bids.start + np.clip(bid, 0, limit))[~revealing]
+    return out
 
 
 def _push(xs: list, x: float, cap: int) -> None:

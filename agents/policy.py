@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gemenvs.agents.base import BaseAgent, legal_actions
+from gemenvs.agents.base import BaseAgent, check_batch, legal_actions, legal_counts
 
 #: activations PolicyAgent can run, by the name of their torch module
 ACTIVATIONS = {
@@ -112,6 +112,61 @@ class PolicyAgent(BaseAgent):
             return int(legal[int(np.argmax(z))])
         # Gumbel-max trick: argmax(logits + Gumbel noise) is a sample of softmax(logits)
         return int(legal[int(np.argmax(z + self.rng.gumbel(size=legal.size)))])
+
+    # ------------------------------------------------------------------ playing many rows at once
+
+    per_game_memory = False
+    #: a row whose best two legal scores (logits, plus the Gumbel noise when sampling) are closer
+    #: than ``TIE_TOLERANCE * (1 + |best|)`` is played again through :meth:`logits` (see :meth:`act_batch`)
+    TIE_TOLERANCE = 1e-4
+
+    def logits_batch(self, observations: np.ndarray) -> np.ndarray:
+        """Unmasked action logits ``(G, num_actions)`` of observations ``(G, obs_dim)``, one matrix product a layer."""
+        x = np.asarray(observations, dtype=np.float32)
+        if x.ndim != 2 or x.shape[1] != self.observation_size:
+            raise ValueError(f"this policy reads observations of shape (G, {self.observation_size}), "
+                             f"got {x.shape}: was it trained on another game or player count?")
+        last = len(self.layers) - 1
+        for k, (w, b) in enumerate(self.layers):
+            x = x @ w + b
+            if k < last:
+                x = self._act_fn(x)
+        return x
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The choices :meth:`act` makes on the rows in order, with one forward pass for all rows.
+
+        Sampling draws the Gumbel noise of every row's legal actions in one call, in the order
+        the calls of ``act`` row by row draw it (row by row, legal actions in id order), so the
+        generator ends in the same state. A matrix product of many rows may round the logits
+        differently from the product of one row (by float32 rounding, about 1e-6 here), which
+        could only matter where the best two legal scores of a row are that close: such rows
+        (closer than :data:`TIE_TOLERANCE` relative) are scored again through :meth:`logits`,
+        exactly as ``act`` scores them. So the choices are ``act``'s, ties included (tested).
+        """
+        obs, masks = check_batch(observations, action_masks)
+        counts = legal_counts(masks)
+        logits = self.logits_batch(obs)
+        legal = masks != 0
+        score = np.where(legal, logits, -np.inf).astype(np.float64)
+        if not self.deterministic:
+            noise = self.rng.gumbel(size=int(counts.sum()))
+            score[legal] += noise  # boolean indexing runs row by row, columns in order: act's order
+        choice = np.argmax(score, axis=1)
+        rows = np.arange(len(obs))
+        best = score[rows, choice]
+        score[rows, choice] = -np.inf
+        runner_up = score.max(axis=1, initial=-np.inf)
+        close = np.flatnonzero(best - runner_up <= self.TIE_TOLERANCE * (1.0 + np.abs(best)))
+        if close.size:
+            starts = np.cumsum(counts) - counts
+            for i in close:
+                ids = np.flatnonzero(legal[i])
+                z = self.logits(obs[i])[ids]
+                if not self.deterministic:
+                    z = z + noise[starts[i]:starts[i] + counts[i]]
+                choice[i] = ids[int(np.argmax(z))]
+        return choice.astype(np.int64)
 
     def check_fits(self, env, label: str = "the policy", where: str = "this environment") -> None:
         """Raise ValueError unless the policy reads ``env``'s observations and plays its actions

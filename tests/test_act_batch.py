@@ -1,0 +1,187 @@
+"""``act_batch``: the MegaGem baselines and PolicyAgent choose for many rows at once exactly as ``act`` does.
+
+The rows are recorded from seeded random play of the batched engine (every seat to act at every
+decision point, bids and reveals, 3 to 5 players and several options). For a stochastic agent
+"the same choices" means: the same actions as ``act`` called row by row on an agent whose RNG
+is in the same state, and the RNG left in the same state afterwards.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gemenvs.agents.base import BaseAgent, act_batch, legal_counts
+from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent, _missions_met, _need
+from gemenvs.agents.policy import PolicyAgent
+from gemenvs.agents.random_agent import RandomAgent
+from gemenvs.megagem.batched import BatchedMegaGem
+
+OPTIONS = [
+    dict(num_players=3),
+    dict(num_players=4),
+    dict(num_players=5, value_chart="random", two_pairs="distinct"),
+    dict(num_players=4, reveal_after="treasure_only", public_bids=False, tie_break="queue"),
+]
+
+
+def recorded(options: dict, games: int = 48, steps: int = 40, seed: int = 0):
+    """Observations and masks of every seat to act in seeded random play; and the engine."""
+    engine = BatchedMegaGem(games, seed=seed, **options)
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    for _ in range(steps):
+        to_act = engine.to_act()
+        obs.append(engine.observations()[to_act])
+        masks.append(engine.action_masks()[to_act])
+        engine.step(engine.random_actions(rng))
+    return np.concatenate(obs), np.concatenate(masks), engine
+
+
+def row_by_row(agent, obs, masks) -> np.ndarray:
+    return np.array([agent.act(o, m) for o, m in zip(obs, masks)], np.int64)
+
+
+@pytest.fixture(scope="module", params=range(len(OPTIONS)), ids=lambda i: "-".join(f"{v}" for v in OPTIONS[i].values()))
+def rows(request):
+    return recorded(OPTIONS[request.param], seed=request.param)
+
+
+def test_rows_hold_bids_and_reveals(rows):
+    obs, masks, engine = rows
+    reveal = engine.game.action_spec["reveal"]
+    revealing = masks[:, reveal.start:reveal.stop].any(axis=1)
+    assert len(obs) > 1500 and 100 < revealing.sum() < len(obs)
+
+
+def test_truthful_agent(rows):
+    obs, masks, engine = rows
+    agent = TruthfulAgent(spec=engine.game.spec, action_spec=engine.game.action_spec)
+    assert not agent.per_game_memory
+    assert np.array_equal(agent.act_batch(obs, masks), row_by_row(agent, obs, masks))
+    assert np.array_equal(agent.act_batch(obs[:1], masks[:1]), row_by_row(agent, obs[:1], masks[:1]))
+
+
+def test_random_agent_same_choices_and_same_generator_state(rows):
+    obs, masks, _ = rows
+    for seed in range(3):
+        a, b = RandomAgent(seed=seed), RandomAgent(seed=seed)
+        if seed == 1:  # the generator part-way through a 64-bit word: the next 32 bits are buffered
+            a.rng.integers(0, 2**32, dtype=np.uint32), b.rng.integers(0, 2**32, dtype=np.uint32)
+        for chunk in np.array_split(np.arange(len(obs)), 3):  # successive batches continue the stream
+            assert np.array_equal(a.act_batch(obs[chunk], masks[chunk]), row_by_row(b, obs[chunk], masks[chunk]))
+        assert a.rng.bit_generator.state == b.rng.bit_generator.state
+
+
+def test_random_agent_one_legal_action_draws_nothing():
+    masks = np.zeros((4, 6), np.int8)
+    masks[[0, 1, 2, 3], [5, 0, 3, 3]] = 1
+    masks[2, 1] = 1
+    a, b = RandomAgent(seed=7), RandomAgent(seed=7)
+    assert np.array_equal(a.act_batch(np.zeros((4, 2)), masks), row_by_row(b, np.zeros((4, 2)), masks))
+    assert a.rng.bit_generator.state == b.rng.bit_generator.state
+
+
+class _Words:
+    """A stand-in generator from a list of 32-bit words, drawing ``integers`` as NumPy does
+    (Lemire's method), to reach the rare batch where a row redraws."""
+
+    def __init__(self, words):
+        self.words, self.at = list(words), 0
+        self.bit_generator = self
+
+    @property
+    def state(self):
+        return self.at
+
+    @state.setter
+    def state(self, at):
+        self.at = at
+
+    def _word(self) -> int:
+        self.at += 1
+        return self.words[self.at - 1]
+
+    def integers(self, low, high=None, size=None, dtype=np.int64):
+        if high is None:  # integers(k): one of 0..k-1
+            k = low
+            if k == 1:
+                return 0
+            m = self._word() * k
+            threshold = (2**32 - k) % k
+            while m % 2**32 < threshold:
+                m = self._word() * k
+            return m >> 32
+        assert (low, high) == (0, 2**32)
+        return np.array([self._word() for _ in range(size)], dtype=dtype)
+
+
+def test_random_agent_falls_back_row_by_row_where_numpy_would_redraw():
+    masks = np.ones((3, 3), np.int8)
+    words = [2**31, 0, 5, 3 * 2**30, 2**32 - 1]  # row 1 draws 0: 0 * 3 leaves 0 < (2**32 - 3) % 3, so redraws
+    a, b = RandomAgent(), RandomAgent()
+    a.rng, b.rng = _Words(words), _Words(words)
+    assert a.act_batch(np.zeros((3, 1)), masks).tolist() == row_by_row(b, np.zeros((3, 1)), masks).tolist() == [1, 0, 2]
+    assert a.rng.at == b.rng.at == 4
+
+
+def _policy(obs_dim: int, num_actions: int, seed: int, zero_last: bool = False) -> list:
+    rng = np.random.default_rng(seed)
+    layers = [(rng.normal(0, 0.2, (obs_dim, 32)), rng.normal(0, 0.1, 32)), (rng.normal(0, 0.3, (32, 16)), np.zeros(16)),
+              (rng.normal(0, 1.0, (16, num_actions)), rng.normal(0, 0.5, num_actions))]
+    if zero_last:  # every logit equal: every row is a tie, decided by act's argmax order or by the noise
+        layers[-1] = (np.zeros((16, num_actions)), np.zeros(num_actions))
+    return layers
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+@pytest.mark.parametrize("zero_last", [False, True])
+def test_policy_agent(rows, deterministic, zero_last):
+    obs, masks, engine = rows
+    layers = _policy(engine.obs_dim, engine.num_actions, 3, zero_last)
+    a = PolicyAgent(layers, "relu", deterministic=deterministic, seed=11)
+    b = PolicyAgent(layers, "relu", deterministic=deterministic, seed=11)
+    assert not a.per_game_memory
+    assert np.array_equal(a.act_batch(obs, masks), row_by_row(b, obs, masks))
+    assert a.rng.bit_generator.state == b.rng.bit_generator.state
+    assert np.allclose(a.logits_batch(obs[:50]), np.stack([a.logits(o) for o in obs[:50]]), atol=1e-5)
+
+
+def test_heuristic_bidder_plays_row_by_row_and_keeps_its_game_memory():
+    obs, masks, engine = recorded(dict(num_players=4), games=1, steps=60)
+    a = HeuristicBidder(spec=engine.game.spec, action_spec=engine.game.action_spec)
+    b = HeuristicBidder(spec=engine.game.spec, action_spec=engine.game.action_spec)
+    assert a.per_game_memory and BaseAgent.per_game_memory
+    assert np.array_equal(a.act_batch(obs, masks), row_by_row(b, obs, masks))
+    assert a._ratios == b._ratios and a._pending == b._pending
+
+
+class _ProtocolOnly:
+    """An agent with only act and reset (the Agent protocol): act_batch plays it row by row."""
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[-1])
+
+    def reset(self, seed=None):
+        pass
+
+
+def test_act_batch_helper_and_errors(rows):
+    obs, masks, _ = rows
+    assert np.array_equal(act_batch(_ProtocolOnly(), obs[:20], masks[:20]),
+                          [np.flatnonzero(m)[-1] for m in masks[:20]])
+    assert act_batch(RandomAgent(seed=0), obs[:0], masks[:0]).shape == (0,)
+    assert legal_counts(masks[:3]).tolist() == np.count_nonzero(masks[:3], axis=1).tolist()
+    empty = masks[:3].copy()
+    empty[1] = 0
+    for agent in (RandomAgent(seed=0), PolicyAgent(_policy(obs.shape[1], masks.shape[1], 0))):
+        with pytest.raises(ValueError, match="row 1: the action mask allows no action"):
+            agent.act_batch(obs[:3], empty)
+        with pytest.raises(ValueError, match="observations"):
+            agent.act_batch(obs[0], masks[0])
+
+
+def test_mission_table_reads_missions_as_need_does():
+    counts = np.random.default_rng(0).integers(0, 4, (400, 5))
+    met = _missions_met(counts)
+    for row, flags in zip(counts, met):
+        assert flags.tolist() == [_need(m, list(row)) == 0 for m in range(len(flags))]
