@@ -178,7 +178,13 @@ class TrainConfig:
     """stop training earlier, at the first step past this much wall time (periodic evaluations included;
     counted per run segment, so a resumed run gets it afresh), or null for no limit (> 0)"""
     n_envs: int = 4
-    """parallel environments (SubprocVecEnv processes; 1 runs in-process)"""
+    """parallel learner environments: with the per-process path, SubprocVecEnv worker processes (1 runs
+    in-process); with the batched path, the games played in lockstep in the training process"""
+    vec_env: Literal["auto", "batched", "subproc"] = "auto"
+    """how the n_envs environments run: 'batched' plays them as games of the batched engine in the training
+    process, the opponents acting in batch (MegaGem only: gemenvs.training.batched_env); 'subproc' runs one
+    SingleAgentEnv per worker process (SubprocVecEnv); 'auto' is batched for MegaGem, subproc otherwise.
+    Both play the same games, observations, rewards and opponent pool"""
     checkpoint_every: int = 100_000
     """write a resumable checkpoint every this many environment steps (0: only at the end)"""
     torch_threads: int = 1
@@ -519,6 +525,8 @@ def validate(cfg: TrainConfig) -> None:
             raise ConfigError("pool.baselines is empty and pool.snapshot_every is 0: the learner would have no opponents")
         if not cfg.eval.opponents:
             raise ConfigError("eval.opponents must name at least one baseline")
+        if cfg.vec_env == "batched" and game != "megagem":
+            raise ConfigError(f"vec_env: 'batched' plays MegaGem only, not {game}; use 'auto' or 'subproc'")
         check_opponent_names(env, cfg.pool.baselines, "pool.baselines")
         check_opponent_names(env, cfg.eval.opponents, "eval.opponents")
         if cfg.pretrain.teacher is not None:

@@ -2,8 +2,10 @@
 
 Read top to bottom:
 
-1. :func:`make_vec_env` builds ``n_envs`` :class:`~gemenvs.wrappers.single_agent.SingleAgentEnv`
-   workers whose opponents are drawn from the pool every episode.
+1. :func:`make_vec_env` builds ``n_envs`` single-learner environments whose opponents are drawn
+   from the pool every episode: for MegaGem (``vec_env: auto``) ``n_envs`` games of the batched
+   engine in this process (:mod:`gemenvs.training.batched_env`), otherwise (or with ``vec_env:
+   subproc``) :class:`~gemenvs.wrappers.single_agent.SingleAgentEnv` worker processes.
 2. :func:`train` creates (or resumes) the MaskablePPO model and runs ``model.learn`` with
    :class:`SelfPlayCallback`, which after every rollout records results against each pool
    member, adds a frozen snapshot every ``pool.snapshot_every`` steps, sends the new members and
@@ -46,7 +48,7 @@ from gemenvs.training.checkpoint import (
     read_checkpoint,
     restore_model,
 )
-from gemenvs.training.config import TrainConfig, save_config
+from gemenvs.training.config import TrainConfig, game_name, save_config
 from gemenvs.training.evaluate import evaluate, results_dict, results_table
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pretrain import CloneReport, clone, collect, concatenate
@@ -105,8 +107,22 @@ class MasksFromInfos(VecEnvWrapper):
         return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
 
 
+def uses_batched_env(cfg: TrainConfig) -> bool:
+    """Whether :func:`make_vec_env` plays on the batched engine (``vec_env``: batched, or auto and MegaGem)."""
+    return cfg.vec_env == "batched" or (cfg.vec_env == "auto" and game_name(cfg.env) == "megagem")
+
+
 def make_vec_env(cfg: TrainConfig) -> VecEnv:
-    """``n_envs`` single-learner environments (worker processes unless n_envs is 1)."""
+    """``n_envs`` single-learner environments: games of the batched engine in this process
+    (:class:`~gemenvs.training.batched_env.BatchedVecEnv`, see :func:`uses_batched_env`), or
+    ``SingleAgentEnv`` worker processes (in-process when n_envs is 1). Either way the pool reaches
+    them through ``env_method("update_opponents", members, weights)``."""
+    if uses_batched_env(cfg):
+        from gemenvs.training.batched_env import BatchedVecEnv
+
+        # (MegaGem has no shaping potential, so env.shaping changes nothing on either path)
+        return BatchedVecEnv(cfg.n_envs, None, learner_seat=cfg.env.learner_seat, reward=cfg.env.reward,
+                             seat_mix=cfg.pool.seat_mix, seed=cfg.seed, env_id=cfg.env.id, **cfg.env.options)
     fns = [_EnvFactory(cfg) for _ in range(cfg.n_envs)]
     return MasksFromInfos(SubprocVecEnv(fns) if cfg.n_envs > 1 else DummyVecEnv(fns))
 
