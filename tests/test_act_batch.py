@@ -58,7 +58,8 @@ def test_truthful_agent(rows):
     agent = TruthfulAgent(spec=engine.game.spec, action_spec=engine.game.action_spec)
     assert not agent.per_game_memory
     assert np.array_equal(agent.act_batch(obs, masks), row_by_row(agent, obs, masks))
-    assert np.array_equal(agent.act_batch(obs[:1], masks[:1]), row_by_row(agent, obs[:1], masks[:1]))
+    for few in (1, 7):  # (few rows are played row by row: the numpy pass would cost more)
+        assert np.array_equal(agent.act_batch(obs[:few], masks[:few]), row_by_row(agent, obs[:few], masks[:few]))
 
 
 def test_random_agent_same_choices_and_same_generator_state(rows):
@@ -73,11 +74,11 @@ def test_random_agent_same_choices_and_same_generator_state(rows):
 
 
 def test_random_agent_one_legal_action_draws_nothing():
-    masks = np.zeros((4, 6), np.int8)
-    masks[[0, 1, 2, 3], [5, 0, 3, 3]] = 1
-    masks[2, 1] = 1
+    masks = np.zeros((12, 6), np.int8)
+    masks[np.arange(12), [5, 0, 3, 3, 1, 2, 0, 0, 4, 5, 1, 2]] = 1
+    masks[[2, 6, 7], [1, 5, 1]] = 1
     a, b = RandomAgent(seed=7), RandomAgent(seed=7)
-    assert np.array_equal(a.act_batch(np.zeros((4, 2)), masks), row_by_row(b, np.zeros((4, 2)), masks))
+    assert np.array_equal(a.act_batch(np.zeros((12, 2)), masks), row_by_row(b, np.zeros((12, 2)), masks))
     assert a.rng.bit_generator.state == b.rng.bit_generator.state
 
 
@@ -116,12 +117,17 @@ class _Words:
 
 
 def test_random_agent_falls_back_row_by_row_where_numpy_would_redraw():
-    masks = np.ones((3, 3), np.int8)
-    words = [2**31, 0, 5, 3 * 2**30, 2**32 - 1]  # row 1 draws 0: 0 * 3 leaves 0 < (2**32 - 3) % 3, so redraws
+    masks = np.ones((8, 3), np.int8)
+    # row 1 draws 0: 0 * 3 leaves 0 < (2**32 - 3) % 3, so it draws again (5)
+    words = [2**31, 0, 5, 3 * 2**30, 1, 2**31, 2**30, 2**32 - 1, 2**31 + 7, 9]
     a, b = RandomAgent(), RandomAgent()
     a.rng, b.rng = _Words(words), _Words(words)
-    assert a.act_batch(np.zeros((3, 1)), masks).tolist() == row_by_row(b, np.zeros((3, 1)), masks).tolist() == [1, 0, 2]
-    assert a.rng.at == b.rng.at == 4
+    chosen = a.act_batch(np.zeros((8, 1)), masks).tolist()
+    assert chosen == row_by_row(b, np.zeros((8, 1)), masks).tolist() and chosen[:3] == [1, 0, 2]
+    assert a.rng.at == b.rng.at == 9
+    a.rng, b.rng = _Words(words[2:]), _Words(words[2:])  # no redraw: all rows at once
+    assert a.act_batch(np.zeros((8, 1)), masks).tolist() == row_by_row(b, np.zeros((8, 1)), masks).tolist()
+    assert a.rng.at == b.rng.at == 8
 
 
 def _policy(obs_dim: int, num_actions: int, seed: int, zero_last: bool = False) -> list:
