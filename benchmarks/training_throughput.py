@@ -11,12 +11,22 @@ short warm-up:
   with the same step semantics is used here.
 * ``MegaGem, tutorial setup``: the same defaults and one in-process environment, on the
   gemenvs single-learner wrapper against three RandomAgents.
-* ``MegaGem, default config``: ``configs/megagem/selfplay.yaml`` as ``make train`` runs it
-  (``n_envs`` SubprocVecEnv workers, its PPO settings, the baseline opponents of its pool),
-  without the periodic evaluations.
+* ``MegaGem, default config``: ``configs/megagem/selfplay.yaml`` (its PPO settings, ``n_envs``,
+  the baseline opponents of its pool, sampled uniformly), without the periodic evaluations, on
+  both environment paths: ``vec_env=subproc`` (``n_envs`` SubprocVecEnv workers of
+  ``SingleAgentEnv``, the path before the batched engine) and ``vec_env=batched`` (``n_envs``
+  games of the batched engine in the training process: ``gemenvs.training.batched_env``, what
+  ``make train`` runs now).
+* ``--wide N`` adds the batched path with N games and ``ppo.n_steps`` scaled to keep the same
+  rollout (``n_steps * n_envs``) and minibatches: not the shipped config, a measure of what
+  more games in lockstep buy.
+
+Every row also says where the time goes: the environment (``step_wait``, opponents included),
+the rest of SB3's rollout collection (policy forward passes, buffers) and the PPO update
+(``train``), as shares of the measured wall time.
 
     python benchmarks/training_throughput.py                 # 20k steps per setup
-    python benchmarks/training_throughput.py --steps 50000 --config configs/megagem/selfplay.yaml
+    python benchmarks/training_throughput.py --steps 50000 --config configs/megagem/selfplay.yaml --wide 64
 """
 from __future__ import annotations
 
@@ -24,6 +34,7 @@ import argparse
 import os
 import platform
 import time
+from dataclasses import dataclass
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
@@ -63,15 +74,43 @@ class AECSelfPlayEnv(gymnasium.Env):
         return self.env.observe(self.env.agent_selection)["action_mask"]
 
 
-def measure(model: MaskablePPO, steps: int, warmup: int) -> float:
-    """Env steps per second of ``model.learn`` over ``steps`` steps, after ``warmup`` unmeasured steps."""
+@dataclass
+class Measure:
+    """Env steps per second of ``model.learn`` and the shares of its wall time."""
+
+    fps: float
+    env: float    # in the environment's step_wait (opponents included)
+    rollout: float  # the rest of rollout collection (policy forward passes, masks, buffers)
+    train: float  # PPO updates
+
+    def shares(self) -> str:
+        return f"{self.env:.0%} / {self.rollout:.0%} / {self.train:.0%}"
+
+
+def measure(model: MaskablePPO, steps: int, warmup: int) -> Measure:
+    """``model.learn`` over ``steps`` steps after ``warmup`` unmeasured ones: steps/s and where the time went."""
     model.learn(total_timesteps=warmup)
+    spent = {"env": 0.0, "train": 0.0}
+    env, train = model.get_env(), model.train
+
+    def timed(name, fn):
+        def run(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - t
+        return run
+    env.step_wait, model.train = timed("env", env.step_wait), timed("train", train)
     done, start = model.num_timesteps, time.perf_counter()
     model.learn(total_timesteps=steps, reset_num_timesteps=False)  # whole rollouts: a few steps more
-    return (model.num_timesteps - done) / (time.perf_counter() - start)
+    wall = time.perf_counter() - start
+    del env.step_wait, model.train
+    return Measure((model.num_timesteps - done) / wall, spent["env"] / wall,
+                   (wall - spent["env"] - spent["train"]) / wall, spent["train"] / wall)
 
 
-def connect_four_tutorial(steps: int, warmup: int) -> float:
+def connect_four_tutorial(steps: int, warmup: int) -> Measure:
     """MaskablePPO defaults on connect_four_v3 self-play, one env (the tutorial setup)."""
     from pettingzoo.classic import connect_four_v3
 
@@ -80,7 +119,7 @@ def connect_four_tutorial(steps: int, warmup: int) -> float:
     return measure(model, steps, warmup)
 
 
-def megagem_tutorial(steps: int, warmup: int) -> float:
+def megagem_tutorial(steps: int, warmup: int) -> Measure:
     """The same defaults and one env, on the gemenvs single-learner MegaGem against RandomAgents."""
     from gemenvs.wrappers.single_agent import SingleAgentEnv
 
@@ -89,18 +128,18 @@ def megagem_tutorial(steps: int, warmup: int) -> float:
     return measure(model, steps, warmup)
 
 
-def megagem_default_config(config: str, steps: int, warmup: int) -> tuple[float, int]:
-    """The training setup of ``config`` (vectorised workers, its PPO settings and baseline pool)."""
+def megagem_config(config: str, steps: int, warmup: int, overrides: list[str]) -> tuple[Measure, object]:
+    """The training setup of ``config`` with ``overrides`` (its environments, PPO settings and baseline pool)."""
     from gemenvs.training.config import load_config
     from gemenvs.training.pool import OpponentPool
     from gemenvs.training.selfplay import make_model, make_vec_env
 
-    cfg = load_config(config)
+    cfg = load_config(config, overrides)
     env = make_vec_env(cfg)
     pool = OpponentPool(cfg.pool.baselines, cfg.pool.max_snapshots, "uniform")
     env.env_method("update_opponents", *pool.broadcast())
     try:
-        return measure(make_model(cfg, env), steps, warmup), cfg.n_envs
+        return measure(make_model(cfg, env), steps, warmup), cfg
     finally:
         env.close()
 
@@ -110,23 +149,47 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20_000, help="measured steps per setup")
     parser.add_argument("--warmup", type=int, default=2_048, help="unmeasured steps first (one rollout of the defaults)")
     parser.add_argument("--config", default="configs/megagem/selfplay.yaml")
+    parser.add_argument("--wide", type=int, default=0, metavar="N",
+                        help="also the batched path with N games (n_steps scaled to keep the rollout size)")
+    parser.add_argument("--only", choices=["tutorials", "config"], help="run only these rows (for quick checks)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     os.environ["OMP_NUM_THREADS"] = "1"
 
-    rows = [("connect_four_v3, PettingZoo SB3 tutorial setup (1 env, MaskablePPO defaults)",
-             connect_four_tutorial(args.steps, args.warmup))]
-    rows.append(("MegaGem 4p vs 3 RandomAgents, tutorial setup (1 env, MaskablePPO defaults)",
-                 megagem_tutorial(args.steps, args.warmup)))
-    fps, n_envs = megagem_default_config(args.config, args.steps, args.warmup)
-    rows.append((f"MegaGem 4p, {args.config} ({n_envs} SubprocVecEnv workers, baseline pool)", fps))
+    rows = []
+    if args.only != "config":
+        rows.append(("connect_four_v3, PettingZoo SB3 tutorial setup (1 env, MaskablePPO defaults)",
+                     connect_four_tutorial(args.steps, args.warmup)))
+        rows.append(("MegaGem 4p vs 3 RandomAgents, tutorial setup (1 env, MaskablePPO defaults)",
+                     megagem_tutorial(args.steps, args.warmup)))
+    if args.only != "tutorials":
+        for path in ("subproc", "batched"):
+            m, cfg = megagem_config(args.config, args.steps, args.warmup, [f"vec_env={path}"])
+            what = "SubprocVecEnv workers" if path == "subproc" else "batched games in one process"
+            rows.append((f"MegaGem 4p, {args.config}, vec_env={path} ({cfg.n_envs} {what}, baseline pool)", m))
+        if args.wide:
+            from gemenvs.training.config import load_config
+
+            base = load_config(args.config)
+            rollout = base.ppo.n_steps * base.n_envs
+            if rollout % args.wide:
+                parser.error(f"--wide must divide the config's rollout, {rollout}")
+            m, cfg = megagem_config(args.config, args.steps, args.warmup,
+                                    ["vec_env=batched", f"n_envs={args.wide}", f"ppo.n_steps={rollout // args.wide}"])
+            rows.append((f"MegaGem 4p, {args.config}, vec_env=batched, n_envs={cfg.n_envs} ppo.n_steps="
+                         f"{cfg.ppo.n_steps} (same rollout; not the shipped config)", m))
 
     print(f"\nMaskablePPO training throughput, env steps/s as SB3 counts them; {args.steps} steps each; "
           f"{os.cpu_count()} CPUs, torch {torch.__version__}, {platform.python_version()}\n")
-    print("| setup | steps/s | vs connect_four tutorial |\n|---|---|---|")
-    base = rows[0][1]
-    for name, value in rows:
-        print(f"| {name} | {value:,.0f} | {value / base:.2f}x |")
+    first = rows[0][1].fps
+    label = "vs connect_four tutorial" if args.only != "config" else "vs vec_env=subproc"
+    print(f"| setup | steps/s | {label} | time: env / rest of rollout / PPO update |\n|---|---|---|---|")
+    for name, m in rows:
+        print(f"| {name} | {m.fps:,.0f} | {m.fps / first:.2f}x | {m.shares()} |")
+    if args.only is None:
+        subproc, batched = rows[2][1].fps, rows[3][1].fps
+        print(f"\nbatched vs subproc on the same config: {batched / subproc:.2f}x")
+
 
 
 if __name__ == "__main__":

@@ -19,7 +19,12 @@ from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.core.rewards import terminal_rewards
 from gemenvs.megagem.game import MegaGem
-from gemenvs.training.batched_env import BatchedSelfPlay, BatchedVecEnv, BatchedVectorEnv
+from gemenvs.training.batched_env import (
+    BatchedSelfPlay,
+    BatchedVecEnv,
+    BatchedVectorEnv,
+    limit_numpy_blas_threads,
+)
 
 
 def _policy(game: MegaGem, seed: int) -> PolicyAgent:
@@ -255,3 +260,22 @@ def test_config_switch_picks_the_path():
         load_config(configs / "gemjam" / "selfplay.yaml", ["vec_env=batched"])
     with pytest.raises(ConfigError, match="vec_env must be one of 'auto', 'batched', 'subproc'"):
         load_config(configs / "megagem" / "selfplay.yaml", ["vec_env=threads"])
+
+
+def test_numpy_blas_threads_can_be_limited():
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("reads /proc/self/maps")
+    with open("/proc/self/maps") as maps:
+        libs = sorted({line.split()[-1] for line in maps if "scipy_openblas" in line})
+    if not libs:
+        pytest.skip("numpy is not linked to scipy-openblas here")
+    get = ctypes.CDLL(libs[0]).scipy_openblas_get_num_threads64_
+    before = get()
+    try:
+        assert limit_numpy_blas_threads(1) and get() == 1
+    finally:
+        limit_numpy_blas_threads(before)
+

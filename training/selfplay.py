@@ -118,8 +118,9 @@ def make_vec_env(cfg: TrainConfig) -> VecEnv:
     ``SingleAgentEnv`` worker processes (in-process when n_envs is 1). Either way the pool reaches
     them through ``env_method("update_opponents", members, weights)``."""
     if uses_batched_env(cfg):
-        from gemenvs.training.batched_env import BatchedVecEnv
+        from gemenvs.training.batched_env import BatchedVecEnv, limit_numpy_blas_threads
 
+        limit_numpy_blas_threads(cfg.torch_threads)  # the frozen policies' forward passes run in this process
         # (MegaGem has no shaping potential, so env.shaping changes nothing on either path)
         return BatchedVecEnv(cfg.n_envs, None, learner_seat=cfg.env.learner_seat, reward=cfg.env.reward,
                              seat_mix=cfg.pool.seat_mix, seed=cfg.seed, env_id=cfg.env.id, **cfg.env.options)
