@@ -231,6 +231,7 @@ class BatchedSelfPlay:
         self._obs = np.zeros((B, self.games.obs_dim), np.float32)
         self._masks = np.zeros((B, self.games.num_actions), np.bool_)
         self._started = False
+        self._current: tuple[np.ndarray, np.ndarray] | None = None  # (observations, masks) of the engine now
         self._clear_final()
 
     # ------------------------------------------------------------------ opponents
@@ -318,6 +319,7 @@ class BatchedSelfPlay:
             seed = int(game_seeds(self.games.seed, _RESEED_SALT, self._resets))
         self._resets += 1
         self.games.reset(seed)
+        self._current = None
         for i, agent in self._shared.items():
             agent.reset(seed=self._agent_seed(_SHARED_SALT, i))
         self.episodes[:] = 0
@@ -369,7 +371,8 @@ class BatchedSelfPlay:
             return actions
         k = (p - self.seat[b]) % self.num_players  # the opponent seat, 1 .. n-1 clockwise from the learner
         member = self._picks[b, k - 1]
-        obs, masks = self.games.observations()[b, p], self.games.action_masks()[b, p]
+        all_obs, all_masks = self._tables()
+        obs, masks = all_obs[b, p], all_masks[b, p]
         for i in np.unique(member).tolist():
             rows = np.flatnonzero(member == i)
             if self._stateless[i]:
@@ -389,6 +392,7 @@ class BatchedSelfPlay:
             if not pending.any():
                 break
             result = self.games.step_games(self._opponent_actions(pending), pending)
+            self._current = None
             self.engine_steps += 1
             ended |= result.done
             self._record(result)
@@ -416,8 +420,15 @@ class BatchedSelfPlay:
 
     def _view(self) -> None:
         """The learner's observations and masks now."""
-        self._obs[:] = self.games.observations()[self._ar, self.seat]
-        self._masks[:] = self.games.action_masks()[self._ar, self.seat]
+        all_obs, all_masks = self._tables()
+        self._obs[:] = all_obs[self._ar, self.seat]
+        self._masks[:] = all_masks[self._ar, self.seat]
+
+    def _tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every seat's observations and masks now, computed once per engine state (the engine's views)."""
+        if self._current is None:
+            self._current = self.games.observations(), self.games.action_masks()
+        return self._current
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, Finished | None]:
         """Play the learner's ``actions`` (one per game), then the opponents up to the learner's next
@@ -441,6 +452,7 @@ class BatchedSelfPlay:
         full = self._opponent_actions(np.ones(B, np.bool_))
         full[self._ar, self.seat] = a
         self._record(self.games.step(full))
+        self._current = None
         self.engine_steps += 1
         self._length += 1
         self._advance()
@@ -456,7 +468,7 @@ class BatchedSelfPlay:
             others = np.where(np.eye(n, dtype=bool)[seat], np.iinfo(np.int64).min, scores).max(axis=1)
             winners = self._final_winners[idx]
             finished = Finished(
-                slots=idx, terminal_observation=self.games.observations()[idx, seat],  # the finished games'
+                slots=idx, terminal_observation=self._tables()[0][idx, seat],  # the finished games'
                 rewards=rewards[idx].copy(),
                 win_share=np.where(winners[np.arange(len(idx)), seat], 1.0 / winners.sum(axis=1), 0.0),
                 score=mine.astype(np.float64), margin=(mine - others).astype(np.float64), seat=seat.copy(),
@@ -464,6 +476,7 @@ class BatchedSelfPlay:
                 returns=self._returns[idx].copy())
             self.episodes[idx] += 1
             self.games.reset_finished()
+            self._current = None
             self._start(idx)
             self._advance(fresh=True)
         self.last_finished = finished
