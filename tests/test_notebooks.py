@@ -4,11 +4,14 @@ The training and tournament notebooks run with tiny budgets: the test inserts a 
 cell tagged ``parameters`` that sets them (what papermill's ``-p NAME VALUE`` does), so the whole
 check stays well under three minutes on two cores.
 """
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+from gemenvs.agents.registry import baseline_names
 
 NOTEBOOK_DIR = Path(__file__).parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
@@ -81,7 +84,7 @@ def test_selfplay_training_then_its_policy_in_the_tournament(tmp_path):
     for name in ("eval.csv", "results.md", "best_model.npz", "example_game.jsonl", "example_game.gif"):
         assert (run / name).exists(), name
     # learning curve, final table, the game's last frame, its GIF
-    assert images(nb) == ["image/png"] * 3 + ["image/gif"] and "in seat 0 against heuristic" in output_text(nb)
+    assert images(nb) == ["image/png"] * 3 + ["image/gif"] and "in seat 0 against tuned" in output_text(nb)
 
     model = str(run / "best_model.npz")
     nb = run_notebook(NOTEBOOK_DIR / "bidding_benchmark.ipynb", GAME="megagem", OUT=str(tmp_path / "tournament"),
@@ -89,7 +92,10 @@ def test_selfplay_training_then_its_policy_in_the_tournament(tmp_path):
     assert (tmp_path / "tournament" / "head_to_head.png").exists()
     text = output_text(nb)
     assert "best_model.npz" in text and "heuristic" in text and "| # | agent |" in text
-    assert "4 games = 1 cycles of 4" in text  # four agents at four seats: one table, rotated
+    # every baseline of the game plus the model, at four seats: whole cycles of the balanced schedule
+    field = len(baseline_names("megagem")) + 1
+    agents = re.search(r"agents: (.*); (\d+) games = 1 cycles of (\d+)", text)
+    assert agents and len(agents.group(1).split(", ")) == field and agents.group(2) == agents.group(3), text[:600]
     assert images(nb) == ["image/png"] * 4  # leaderboard, heatmap, decisions and bids, the replayed game
 
 
