@@ -99,6 +99,9 @@ def test_shipped_gemjam_config():
     assert cfg.env.id == ENV_ID and cfg.env.options == {"num_players": 3} and cfg.name == "gemjam_selfplay"
     assert cfg.pool.baselines == ["random", "rule"] and cfg.eval.opponents == ["random", "rule"]
     assert cfg.eval.final_games == 1000
+    # the measured default: behaviour cloning of the rule agent with two DAgger rounds, then PPO
+    assert cfg.pretrain.teacher == "rule" and cfg.pretrain.dagger_rounds == 2 and cfg.env.reward == "margin"
+    assert cfg.max_train_minutes is not None and cfg.max_train_minutes <= 30
 
 
 def test_tiny_gemjam_run_saves_a_checkpoint_that_plays_a_legal_game(tmp_path):
