@@ -89,6 +89,10 @@ class PolicyAgent(BaseAgent):
         if x.shape != (self.observation_size,):
             raise ValueError(f"this policy reads observations of shape ({self.observation_size},), "
                              f"got {x.shape}: was it trained on another game or player count?")
+        return self._forward(x)
+
+    def _forward(self, x: np.ndarray) -> np.ndarray:
+        """The network on float32 input ``x`` (one observation or a batch of rows)."""
         last = len(self.layers) - 1
         for k, (w, b) in enumerate(self.layers):
             x = x @ w + b
@@ -126,12 +130,7 @@ class PolicyAgent(BaseAgent):
         if x.ndim != 2 or x.shape[1] != self.observation_size:
             raise ValueError(f"this policy reads observations of shape (G, {self.observation_size}), "
                              f"got {x.shape}: was it trained on another game or player count?")
-        last = len(self.layers) - 1
-        for k, (w, b) in enumerate(self.layers):
-            x = x @ w + b
-            if k < last:
-                x = self._act_fn(x)
-        return x
+        return self._forward(x)
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """The choices :meth:`act` makes on the rows in order, with one forward pass for all rows.
