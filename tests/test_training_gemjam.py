@@ -115,12 +115,20 @@ def test_tiny_gemjam_run_saves_a_checkpoint_that_plays_a_legal_game(tmp_path):
         # the behaviour-cloning warm start with one DAgger round, in miniature
         "pretrain.teacher=rule", "pretrain.games=3", "pretrain.epochs=1", "pretrain.workers=1",
         "pretrain.dagger_rounds=1", "pretrain.dagger_games=2",
+        "eval.save_games=true",  # the final evaluation's games, in the saved-game format
     ]
     run = train(load_config(CONFIG, overrides))
     ckpt = find_checkpoint(run)
     assert ckpt.name.startswith("step_") and (ckpt / "model.zip").exists() and (run / "results.json").exists()
     pre = json.loads((run / "pretrain.json").read_text())
     assert pre["teacher"] == "rule" and [r["games"] for r in pre["rounds"]] == [3, 2]
+    from gemenvs.recording import load_game
+
+    saved = sorted((run / "games" / "random").glob("game_*.jsonl"))
+    assert len(saved) == 3, "every game of the final evaluation is saved"
+    final = json.loads((run / "results.json").read_text())["results"]["random"]
+    game = load_game(saved[0])
+    assert game.env == "gemjam_v0" and game.replay() is not None and final["games"] == 3
     assert "snapshot_1024" in (ckpt / "pool.json").read_text()
     agent = PolicyAgent.load(ckpt / "model.zip", deterministic=False, seed=0)
     env = gemjam_env(num_players=3)  # illegal_action="raise": an illegal move would fail the test

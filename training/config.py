@@ -130,6 +130,9 @@ class EvalConfig:
     """evaluate the argmax action rather than sampling"""
     workers: int = 2
     """processes that play evaluation games in parallel"""
+    save_games: bool = False
+    """save every game of the final evaluation as run_dir/games/<opponent>/game_<seed>.jsonl
+    (gemenvs.recording format: `gemenvs replay FILE` steps through one, `--gif` draws it)"""
 
 
 @dataclass

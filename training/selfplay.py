@@ -424,7 +424,8 @@ def finish(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO, train_seconds
         focal, which = PolicyAgent.from_sb3(model, deterministic=cfg.eval.deterministic), "final model"
     start = time.time()
     results = evaluate(focal, cfg.env.id, cfg.env.options, cfg.eval.opponents, cfg.eval.final_games,
-                       seed=cfg.seed + FINAL_EVAL_SEED, workers=cfg.eval.workers)
+                       seed=cfg.seed + FINAL_EVAL_SEED, workers=cfg.eval.workers,
+                       save_dir=run_dir / "games" if cfg.eval.save_games else None)
     table = results_table(results, trainer.players)
     eval_seconds = time.time() - start
     header = (f"## {cfg.name}: {which}, after {model.num_timesteps} steps "
