@@ -10,20 +10,23 @@ def _card(cfg: Config, c: int) -> str:
     return f"#{c} {cfg.manifest.label(c)} ({cfg.card_value[c]}/{cfg.card_cost[c]})"
 
 
+def title(s: GemState, cfg: Config) -> str:
+    """One line saying where the game stands (round and phase), for the text and the pictures."""
+    if s.phase == OVER:
+        return f"GEM - game over after {cfg.num_rounds} rounds"
+    what = {
+        BID: f"auction, player_{s.current} to bid (opener player_{s.opener})",
+        PAY: f"player_{s.winner} pays its bid: {s.owed} left",
+        TAKE: f"player_{s.winner} takes a face-up card",
+        REINVEST: f"reinvestment, player_{s.current} (credit {s.credit})",
+    }[s.phase]
+    return f"GEM - round {s.round}/{cfg.num_rounds}: {what}"
+
+
 def render_text(s: GemState, cfg: Config, viewer: int | None = None) -> str:
     """Render the state as text; ``viewer`` (the seat to decide) is marked with ``>``."""
     n = cfg.n
-    lines = []
-    if s.phase == OVER:
-        lines.append(f"GEM - game over after {cfg.num_rounds} rounds")
-    else:
-        what = {
-            BID: f"auction, player_{s.current} to bid (opener player_{s.opener})",
-            PAY: f"player_{s.winner} pays its bid: {s.owed} left",
-            TAKE: f"player_{s.winner} takes a face-up card",
-            REINVEST: f"reinvestment, player_{s.current} (credit {s.credit})",
-        }[s.phase]
-        lines.append(f"GEM - round {s.round}/{cfg.num_rounds}: {what}")
+    lines = [title(s, cfg)]
     stacks = " ".join(str(len(x)) for x in s.stacks) or "-"
     lines.append(f"face-down stacks: {stacks}")
     if s.face_up:

@@ -9,6 +9,7 @@ cards and gem cards, each on its INVESTED (bright) or LEVERAGED (grey) side.
 """
 from __future__ import annotations
 
+from gemenvs.gem import render
 from gemenvs.gem.rules import (
     BID, OVER, PASSED, PAY, REINVEST, TAKE, capital, high_bid, invested_gems, majority_holders, score_breakdown,
     winners,
@@ -34,17 +35,7 @@ def draw(game, s, viewer: int | None) -> Canvas:
     cfg = game.cfg
     height, width = size(game)
     c = Canvas(width, height)
-    if s.phase == OVER:
-        title = f"GEM - game over after {cfg.num_rounds} rounds"
-    else:
-        what = {
-            BID: f"auction, player_{s.current} to bid (opener player_{s.opener})",
-            PAY: f"player_{s.winner} pays its bid: {s.owed} left",
-            TAKE: f"player_{s.winner} takes a face-up card",
-            REINVEST: f"reinvestment, player_{s.current} (credit {s.credit})",
-        }[s.phase]
-        title = f"GEM - round {s.round}/{cfg.num_rounds}: {what}"
-    c.header(title, "whole table" if viewer is None else f"seen by player_{viewer}")
+    c.header(render.title(s, cfg), "whole table" if viewer is None else f"seen by player_{viewer}")
     top = HEADER + MARGIN
     _stacks(c, s, (MARGIN, top, 200, top + CENTRE))
     _face_up(c, s, cfg, (210, top, 450, top + CENTRE))
