@@ -18,7 +18,7 @@ NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 
 #: a training run of two tiny rollouts (a snapshot after the first, one point of the curve)
 TINY_TRAINING = dict(TOTAL_TIMESTEPS=128, N_ENVS=1, SNAPSHOT_EVERY=64, EVAL_EVERY=128, EVAL_GAMES=4,
-                     FINAL_GAMES=4, WORKERS=1, GIF_FRAMES=3,
+                     FINAL_GAMES=4, WORKERS=1, GIF_FRAMES=3, PRETRAIN_GAMES=3,
                      EXTRA=["ppo.n_steps=64", "ppo.batch_size=64", "ppo.n_epochs=1", "ppo.net_arch=[16]"])
 #: one balanced cycle of games
 TINY_TOURNAMENT = dict(GAMES=1, WORKERS=1, MODEL=None)
