@@ -128,7 +128,8 @@ class MegaGem(Game):
         n = s.num_players
         others = [p for p in range(n) if p != observer]
         pool = [c for p in others for c in range(NUM_COLOURS) for _ in range(s.hands[p][c])] + s.gem_deck
-        pool = [int(c) for c in rng.permutation(pool)]
+        # sorted first: the draw depends only on what the observer sees and on rng (search agents rely on it)
+        pool = [int(c) for c in rng.permutation(sorted(pool))]
         for p in others:
             size = sum(s.hands[p])
             s.hands[p] = [0] * NUM_COLOURS
@@ -136,7 +137,7 @@ class MegaGem(Game):
                 s.hands[p][c] += 1
             del pool[:size]
         s.gem_deck = pool
-        s.auction_deck = [int(a) for a in rng.permutation(s.auction_deck)]
+        s.auction_deck = [int(a) for a in rng.permutation(sorted(s.auction_deck))]
         s.rng = np.random.default_rng(int(rng.integers(0, MAX_SEED)))
         self._redraw_bids(s, observer, rng)
         if s.phase != rules.OVER:  # (at the end the hands are emptied without log entries)
