@@ -21,6 +21,13 @@ BASELINES: dict[str, dict[str, str]] = {
     },
 }
 
+#: game name -> name prefix -> "module:function(env, name, seed)": agents named "<prefix>:<args>" (e.g. the
+#: tuned bidder family's "tuned_family:3"), built by make_agent but not listed among the baselines; the
+#: module's parse_member(name) raises a ValueError for a bad name (check_agent_name calls it)
+FAMILIES: dict[str, dict[str, str]] = {
+    "megagem": {"tuned_family": "gemenvs.agents.megagem_family:make_member"},
+}
+
 
 def baseline_names(game: str) -> list[str]:
     """Names of the baseline agents available for ``game``."""
@@ -32,7 +39,25 @@ def baseline_names(game: str) -> list[str]:
 def make_agent(game: str, name: str, env, seed: int | None = None):
     """Build baseline ``name`` of ``game`` for ``env`` (e.g. ``make_agent("megagem", "heuristic", env)``)."""
     names = baseline_names(game)
+    family = FAMILIES.get(game, {}).get(name.partition(":")[0]) if isinstance(name, str) else None
+    if family is not None:
+        module, fn = family.split(":")
+        return getattr(importlib.import_module(module), fn)(env, name, seed=seed)
     if name not in BASELINES[game]:
-        raise ValueError(f"unknown agent {name!r} for {game}; known: {', '.join(names)}")
+        extra = "".join(f", {prefix}:K" for prefix in FAMILIES.get(game, {}))
+        raise ValueError(f"unknown agent {name!r} for {game}; known: {', '.join(names)}{extra}")
     module, cls = BASELINES[game][name].split(":")
     return getattr(importlib.import_module(module), cls).for_env(env, seed=seed)
+
+
+def check_agent_name(game: str, name: str) -> None:
+    """A ``ValueError`` naming the problem unless ``make_agent(game, name, ...)`` knows ``name`` (a baseline,
+    or a family member whose name parses), without building anything."""
+    names = baseline_names(game)
+    family = FAMILIES.get(game, {}).get(name.partition(":")[0])
+    if family is not None:
+        module = family.split(":")[0]
+        importlib.import_module(module).parse_member(name)
+    elif name not in names:
+        extra = "".join(f", {prefix}:K" for prefix in FAMILIES.get(game, {}))
+        raise ValueError(f"unknown opponent {name!r} for {game}; known: {', '.join(names)}{extra}")
