@@ -22,6 +22,11 @@ class TimedAgent:
     def reset(self, seed: int | None = None) -> None:
         self.agent.reset(seed)
 
+    @property
+    def needs_state(self) -> bool:
+        """Whether the timed agent is a search agent (see :func:`decide`)."""
+        return bool(getattr(self.agent, "needs_state", False))
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         t = time.thread_time()
         action = self.agent.act(observation, action_mask)
@@ -29,9 +34,32 @@ class TimedAgent:
         self.decisions += 1
         return action
 
+    def act_with_state(self, state, seat: int, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The timed agent's ``act_with_state`` (a search agent's decision), timed like :meth:`act`."""
+        t = time.thread_time()
+        action = self.agent.act_with_state(state, seat, observation, action_mask)
+        self.seconds += time.thread_time() - t
+        self.decisions += 1
+        return action
+
+
+def decide(agent: Agent, state, seat: int, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    """``agent``'s action for ``seat``: the protocol of search agents lives here.
+
+    An agent whose ``needs_state`` attribute is true (a search agent, e.g.
+    :class:`~gemenvs.agents.search.ISMCTSAgent`) gets ``act_with_state(state, seat, observation,
+    action_mask)`` with the engine ``state`` of the game in progress; it must not change that state
+    and must decide only from what ``seat`` can see (it redraws the hidden part with the game's
+    ``resample_hidden`` before searching). Every other agent gets ``act(observation, action_mask)``.
+    """
+    if getattr(agent, "needs_state", False):
+        return agent.act_with_state(state, seat, observation, action_mask)
+    return agent.act(observation, action_mask)
+
 
 def play_game(env, agents: Sequence[Agent], seed: int) -> dict:
-    """Play one game on an AEC ``env`` with ``agents[i]`` in seat ``i``; return the final infos."""
+    """Play one game on an AEC ``env`` with ``agents[i]`` in seat ``i``; return the final infos.
+    A search agent (``needs_state``) is handed the engine state, ``env.unwrapped.game_state`` (:func:`decide`)."""
     env.reset(seed=seed)
     for i, agent in enumerate(agents):
         agent.reset(seed=seed * 1009 + i)
@@ -43,7 +71,8 @@ def play_game(env, agents: Sequence[Agent], seed: int) -> dict:
             final[name] = info
             env.step(None)
             continue
-        env.step(agents[seat[name]].act(obs["observation"], obs["action_mask"]))
+        p = seat[name]
+        env.step(decide(agents[p], env.unwrapped.game_state, p, obs["observation"], obs["action_mask"]))
     return final
 
 
@@ -53,6 +82,7 @@ def play_engine_game(game, agents: Sequence[Agent], seed: int, agent_seeds: Sequ
     The seat to act is the first of ``game.to_act`` (the AEC environment's order), each agent sees
     ``game.observe`` and ``game.legal_mask`` of its own seat only, and every action is checked by
     ``game.apply``; so ``state.log`` is the decision log and the game replays from ``seed`` + log.
+    A search agent (``needs_state``) is handed ``state`` too (:func:`decide`).
     ``agent_seeds[i]`` (default ``seed * 1009 + i``) reseeds seat ``i``'s agent first.
     """
     state = game.new_state(seed)
@@ -60,7 +90,7 @@ def play_engine_game(game, agents: Sequence[Agent], seed: int, agent_seeds: Sequ
         agent.reset(seed=int(agent_seeds[i]) if agent_seeds is not None else seed * 1009 + i)
     while not game.is_over(state):
         p = game.to_act(state)[0]
-        game.apply(state, p, agents[p].act(game.observe(state, p), game.legal_mask(state, p)))
+        game.apply(state, p, decide(agents[p], state, p, game.observe(state, p), game.legal_mask(state, p)))
     return state
 
 

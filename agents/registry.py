@@ -29,6 +29,12 @@ FAMILIES: dict[str, dict[str, str]] = {
 }
 
 
+#: agent name -> "module:Class" of the search agents, for every game: built by make_agent (keyword arguments
+#: go to the agent, e.g. ``make_agent("megagem", "ismcts", env, simulations=64)``) but not baselines, since
+#: they play only where the match runner hands them the engine state (agents/match.py: decide)
+SEARCH_AGENTS: dict[str, str] = {"ismcts": "gemenvs.agents.search:ISMCTSAgent"}
+
+
 def baseline_names(game: str) -> list[str]:
     """Names of the baseline agents available for ``game``."""
     if game not in BASELINES:
@@ -36,9 +42,15 @@ def baseline_names(game: str) -> list[str]:
     return list(BASELINES[game])
 
 
-def make_agent(game: str, name: str, env, seed: int | None = None):
-    """Build baseline ``name`` of ``game`` for ``env`` (e.g. ``make_agent("megagem", "heuristic", env)``)."""
+def make_agent(game: str, name: str, env, seed: int | None = None, **kwargs):
+    """Build baseline ``name`` of ``game`` for ``env`` (e.g. ``make_agent("megagem", "heuristic", env)``),
+    or a search agent (:data:`SEARCH_AGENTS`) with its ``kwargs``."""
     names = baseline_names(game)
+    if name in SEARCH_AGENTS:
+        module, cls = SEARCH_AGENTS[name].split(":")
+        return getattr(importlib.import_module(module), cls).for_env(env, seed=seed, **kwargs)
+    if kwargs:
+        raise TypeError(f"agent {name!r} takes no keyword arguments; got {', '.join(kwargs)}")
     family = FAMILIES.get(game, {}).get(name.partition(":")[0]) if isinstance(name, str) else None
     if family is not None:
         module, fn = family.split(":")
