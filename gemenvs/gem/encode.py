@@ -7,10 +7,13 @@ seat-relative: entry 0 is the observer, entry k the k-th player to its left. The
 """
 from __future__ import annotations
 
+from itertools import compress
+
 import numpy as np
 
 from gemenvs.core.spec import ObservationSpec
-from gemenvs.gem.rules import BID, OVER, PASSED, PAY, REINVEST, TAKE, Config, GemState, legal_actions, points
+from gemenvs.gem.rules import (BID, OVER, PASSED, PAY, REINVEST, TAKE, Config, GemState, capital, high_bid, legal_actions,
+                              points)
 
 PHASE_ORDER = (BID, PAY, TAKE, REINVEST)
 
@@ -57,7 +60,14 @@ def build_spec(cfg: Config) -> ObservationSpec:
 
 
 class Encoder:
-    """Builds observations and masks for one GEM game configuration."""
+    """Builds observations and masks for one GEM game configuration.
+
+    An observation is built in the frame of seat 0 (seat-relative blocks indexed by seat) and
+    turned into the observer's frame by one gather (:attr:`_perm`). The part that only the gem
+    cards' places decide (card places, gems per player and side, points, capital from gem cards)
+    is kept for the most recent card places, which change only when a card is taken, paid or
+    reinvested: the decisions of an auction's bidders reuse it.
+    """
 
     def __init__(self, cfg: Config):
         self.cfg = cfg
@@ -73,12 +83,11 @@ class Encoder:
         self._put(static, "card_cost", cfg.card_cost)
         self._put(static, "coin_value", cfg.coin_values)
         self._static = static
-        n = self.n
-        #: per observer, the seat-relative index of every seat (0 = the observer)
-        self._rel = [[(p - player) % n for p in range(n)] for player in range(n)]
-        #: per observer, the seats in seat-relative order
-        self._order = [[(player + k) % n for k in range(n)] for player in range(n)]
         self._phase = {phase: k for k, phase in enumerate(PHASE_ORDER)}
+        self._perm = self._permutations()
+        self._cards_key = None  # the card places of the cached card part
+        self._cards_base: np.ndarray | None = None  # static + card part, in seat 0's frame
+        self._cards_capital: list[int] = []  # per seat, the INVESTED value of its gem cards
 
     def _put(self, v: np.ndarray, name: str, values) -> None:
         """Write ``values`` (game units) into block ``name`` of ``v``, divided by its scale."""
@@ -86,83 +95,127 @@ class Encoder:
         o = self._o[name]
         v[o:o + values.size] = values / self.spec[name].scale
 
+    def _permutations(self) -> list[np.ndarray | None]:
+        """Per observer, the gather taking seat 0's frame to the observer's (None for seat 0):
+        entry k of a seat-relative block is seat ``(observer + k) % n``'s."""
+        n, size = self.n, self.spec.size
+        perms: list[np.ndarray | None] = [None]
+        for player in range(1, n):
+            seats = [(player + k) % n for k in range(n)]
+            idx = np.arange(size)
+            for name in SEAT_BLOCKS:
+                sl = self.spec[name]
+                block = np.arange(sl.offset, sl.stop).reshape(n, -1)
+                idx[sl.offset:sl.stop] = block[seats].ravel()
+            sl = self.spec["card_place"]  # columns: face down, face up, INVESTED by seat, LEVERAGED by seat
+            block = np.arange(sl.offset, sl.stop).reshape(self.cfg.num_cards, 2 + 2 * n)
+            cols = [0, 1] + [2 + q for q in seats] + [2 + n + q for q in seats]
+            idx[sl.offset:sl.stop] = block[:, cols].ravel()
+            perms.append(idx)
+        return perms
+
     def mask(self, s: GemState, player: int) -> np.ndarray:
         """Int8 legal-action mask of ``player``: exact, all zero when it is not to decide."""
         m = np.zeros(self.num_actions, dtype=np.int8)
-        if s.phase != OVER and player == s.current:
+        if s.phase == OVER or player != s.current:
+            return m
+        if s.phase == BID:  # the bids from the lowest that beats the highest up to the capital
+            cfg = self.cfg
+            high = high_bid(s)
+            lowest = 0 if high is None else high + 1
+            top = capital(s, cfg, player)
+            if lowest <= top:
+                m[lowest:top + 1] = 1
+            if player != s.opener or cfg.opts.opener_may_pass:
+                m[cfg.pass_id] = 1
+        else:
             m[legal_actions(s, self.cfg)] = 1
         return m
 
-    def observe(self, s: GemState, player: int) -> np.ndarray:
-        """The float32 observation of ``player`` (layout: :func:`build_spec`)."""
+    def _card_part(self, s: GemState) -> None:
+        """Rebuild the cached card part for ``s``'s card places (seat 0's frame)."""
         cfg, n, o, sc = self.cfg, self.n, self._o, self._inv_scale
-        rel, order = self._rel[player], self._order[player]
         T = cfg.num_types
         v = self._static.copy()
-        if s.phase != OVER:
-            v[o["phase"] + self._phase[s.phase]] = 1.0
-            v[o["actor"] + rel[s.current]] = 1.0
-        v[o["round"]] = s.round / cfg.num_rounds
-        v[o["final_round"]] = float(s.round == cfg.num_rounds)
-        v[o["stacks_left"]] = len(s.stacks) / cfg.num_rounds
-        v[o["hidden_cards"]] = sum(len(x) for x in s.stacks) / cfg.num_cards
-        # one pass over the gem cards: place, gems per relative player and side, capital
         place, width = o["card_place"], 2 + 2 * n
         face_up = s.face_up
         inv = [[0] * T for _ in range(n)]
         lev = [[0] * T for _ in range(n)]
-        cap = [sum(val for val, up in zip(cfg.coin_values, s.coins[p]) if up) for p in order]
+        cap = [0] * n
         card_gems, card_value, invested = cfg.card_gems, cfg.card_value, s.invested
         for c, owner in enumerate(s.owner):
             if owner < 0:
                 slot = 1 if c in face_up else 0
-            else:
-                k = rel[owner]
-                if invested[c]:
-                    slot = 2 + k
-                    cap[k] += card_value[c]
-                    row = inv[k]
-                else:
-                    slot = 2 + n + k
-                    row = lev[k]
+            elif invested[c]:
+                slot = 2 + owner
+                cap[owner] += card_value[c]
                 for t in card_gems[c]:
-                    row[t] += 1
+                    inv[owner][t] += 1
+            else:
+                slot = 2 + n + owner
+                for t in card_gems[c]:
+                    lev[owner][t] += 1
             v[place + width * c + slot] = 1.0
-        locked = o["card_locked"]
-        for c in s.paid:
-            v[locked + 2 * c] = 1.0
-        for c in s.reinvested:
-            v[locked + 2 * c + 1] = 1.0
-        k = o["coins"]
-        v[k:k + n * cfg.num_coins] = [float(up) for p in order for up in s.coins[p]]
-        k = o["capital"]
-        v[k:k + n] = [x * sc["capital"] for x in cap]
         k = o["invested_gems"]
         v[k:k + n * T] = [x * sc["invested_gems"] for row in inv for x in row]
         k = o["leveraged_gems"]
         v[k:k + n * T] = [x * sc["leveraged_gems"] for row in lev for x in row]
         k = o["points"]
-        v[k:k + n] = [x * sc["points"] for x in points(inv)]  # seat order does not change points
-        if s.phase in (BID, PAY, TAKE):
-            v[o["opener"] + rel[s.opener]] = 1.0
+        v[k:k + n] = [x * sc["points"] for x in points(inv)]
+        self._cards_base, self._cards_capital = v, cap
+
+    def observe(self, s: GemState, player: int) -> np.ndarray:
+        """The float32 observation of ``player`` (layout: :func:`build_spec`)."""
+        cfg, n, o, sc = self.cfg, self.n, self._o, self._inv_scale
+        key = s.owner + s.invested + s.face_up  # the card places (owner and invested have fixed lengths)
+        if key != self._cards_key:
+            self._card_part(s)
+            self._cards_key = key
+        v = self._cards_base.copy()
+        phase = s.phase
+        if phase != OVER:
+            v[o["phase"] + self._phase[phase]] = 1.0
+            v[o["actor"] + s.current] = 1.0
+        v[o["round"]] = s.round / cfg.num_rounds
+        v[o["final_round"]] = float(s.round == cfg.num_rounds)
+        v[o["stacks_left"]] = len(s.stacks) / cfg.num_rounds
+        v[o["hidden_cards"]] = sum(map(len, s.stacks)) / cfg.num_cards
+        if s.paid or s.reinvested:
+            locked = o["card_locked"]
+            for c in s.paid:
+                v[locked + 2 * c] = 1.0
+            for c in s.reinvested:
+                v[locked + 2 * c + 1] = 1.0
+        coins, values, money = s.coins, cfg.coin_values, sc["capital"]
+        k = o["coins"]
+        v[k:k + n * cfg.num_coins] = [float(up) for row in coins for up in row]
+        k = o["capital"]
+        v[k:k + n] = [(x + sum(compress(values, row))) * money for x, row in zip(self._cards_capital, coins)]
+        if phase == BID or phase == PAY or phase == TAKE:
+            v[o["opener"] + s.opener] = 1.0
             k, money = o["bid_state"], sc["bid_amount"]
             high = 0
-            for r, p in enumerate(order):
-                b = s.bids[p]
+            for p, b in enumerate(s.bids):
                 if b is None:
-                    v[k + 3 * r] = 1.0
+                    v[k + 3 * p] = 1.0
                 elif b == PASSED:
-                    v[k + 3 * r + 1] = 1.0
+                    v[k + 3 * p + 1] = 1.0
                 else:
-                    v[k + 3 * r + 2] = 1.0
-                    v[o["bid_amount"] + r] = b * money
+                    v[k + 3 * p + 2] = 1.0
+                    v[o["bid_amount"] + p] = b * money
                     high = max(high, b)
             v[o["high_bid"]] = high * money
-        if s.phase in (PAY, TAKE):
-            v[o["auction_winner"] + rel[s.winner]] = 1.0
-            v[o["owed"]] = s.owed * sc["owed"]
-        if s.phase == REINVEST:
+            if phase != BID:
+                v[o["auction_winner"] + s.winner] = 1.0
+                v[o["owed"]] = s.owed * sc["owed"]
+        elif phase == REINVEST:
             v[o["credit"]] = s.credit * sc["credit"]
         if s.last_winner >= 0:
-            v[o["last_winner"] + rel[s.last_winner]] = 1.0
-        return v
+            v[o["last_winner"] + s.last_winner] = 1.0
+        perm = self._perm[player]
+        return v if perm is None else v[perm]
+
+
+#: the blocks whose rows are per seat (entry k: the k-th player to the observer's left)
+SEAT_BLOCKS = ("actor", "coins", "capital", "invested_gems", "leveraged_gems", "points", "opener", "bid_state",
+               "bid_amount", "auction_winner", "last_winner")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import compress
 
 import numpy as np
 
@@ -72,6 +73,8 @@ class Config:
         self.pay_card_id = self.actions["pay_card"].start
         self.reinvest_id = self.actions["reinvest"].start
         self.end_id = self.actions["end"].start
+        #: ``(range name, argument)`` of every action id, decoded once (``play`` reads it per decision)
+        self.decoded = tuple(self.actions.decode(a) for a in range(self.actions.size))
 
 
 @dataclass(eq=False)
@@ -177,8 +180,10 @@ def to_act(s: GemState) -> tuple[int, ...]:
 
 def capital(s: GemState, cfg: Config, player: int) -> int:
     """Sum of the INVESTED values of ``player``'s INVESTED cards: its largest possible bid."""
-    total = sum(v for v, up in zip(cfg.coin_values, s.coins[player]) if up)
-    return total + sum(cfg.card_value[c] for c, o in enumerate(s.owner) if o == player and s.invested[c])
+    total = sum(compress(cfg.coin_values, s.coins[player]))
+    if player not in s.owner:  # no gem card yet (the common case early on): skip the card scan
+        return total
+    return total + sum(compress(cfg.card_value, [o == player and up for o, up in zip(s.owner, s.invested)]))
 
 
 def high_bid(s: GemState) -> int | None:
@@ -304,7 +309,7 @@ def explain(s: GemState, cfg: Config, player: int, action: int) -> str | None:
 
 def play(s: GemState, cfg: Config, player: int, action: int) -> None:
     """The transition of one legal ``action`` of ``player`` (no logging, no forced decisions)."""
-    kind, arg = cfg.actions.decode(action)
+    kind, arg = cfg.decoded[action]
     if kind == "bid":
         s.bids[player] = arg
         _next_bidder(s, cfg)
