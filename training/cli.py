@@ -17,6 +17,7 @@ USAGE_EXAMPLES = """examples:
   gemenvs-train configs/megagem/selfplay.yaml
   gemenvs-train configs/megagem/selfplay.yaml total_timesteps=200000 n_envs=2 ppo.learning_rate=1e-4
   gemenvs-train configs/megagem/selfplay.yaml env.options.num_players=3 name=megagem_3p
+  gemenvs-train configs/megagem/selfplay.yaml backend=rllib rllib.num_env_runners=2
   gemenvs-train --resume runs/megagem_selfplay total_timesteps=2000000
 """
 
@@ -68,9 +69,11 @@ def main(argv: list[str] | None = None) -> int:
             cfg = load_config(ns.config, ns.overrides)
     except USER_ERRORS as e:
         return _error(e)
-    from gemenvs.training.selfplay import train  # torch and SB3: only once the config is good
-
     try:
+        if cfg.backend == "rllib":  # Ray RLlib (the rllib extra): imported only for this backend
+            from gemenvs.training.rllib_backend import train  # a ConfigError without the extra
+        else:
+            from gemenvs.training.selfplay import train  # torch and SB3: only once the config is good
         train(cfg, resume=ns.resume)
     except USER_ERRORS as e:
         return _error(e)

@@ -163,6 +163,26 @@ class PretrainConfig:
 
 
 @dataclass
+class RLlibConfig:
+    """The Ray RLlib backend (``backend: rllib``, gemenvs.training.rllib_backend; needs the rllib extra)."""
+
+    num_env_runners: int = 0
+    """Ray actors that play games in parallel (0: the games are played in the training process)"""
+    num_envs_per_env_runner: int = 1
+    """games each env runner steps in turn"""
+    num_cpus_per_env_runner: float = 1.0
+    """CPUs Ray reserves for each env runner (> 0; below 1 lets several share a core)"""
+    address: str | None = None
+    """null: start Ray on this machine; 'auto' or 'HOST:PORT': join the running cluster started with
+    `ray start --head` (see docs/scaling.md)"""
+    train_batch_size: int | None = None
+    """environment steps collected per training iteration (>= 1); null: ppo.n_steps * n_envs"""
+    self_play_share: float = 0.5
+    """of the episodes not played against the baselines, the share whose opponents are the trained policy
+    itself; the rest are played by its frozen past versions (pool.max_snapshots of them), in [0, 1]"""
+
+
+@dataclass
 class TrainConfig:
     """One self-play training run."""
 
@@ -194,6 +214,9 @@ class TrainConfig:
     """torch threads per process"""
     progress_bar: bool = True
     """show a tqdm bar with fps and win rates"""
+    backend: Literal["sb3", "rllib"] = "sb3"
+    """'sb3': MaskablePPO in this process (gemenvs.training.selfplay); 'rllib': multi-agent PPO on Ray RLlib,
+    on one machine or a cluster (gemenvs.training.rllib_backend, the rllib section; docs/scaling.md)"""
     env: EnvConfig = field(default_factory=EnvConfig)
     """the game"""
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -204,6 +227,8 @@ class TrainConfig:
     """evaluation"""
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     """behaviour cloning of a teacher before self-play (off unless pretrain.teacher is set)"""
+    rllib: RLlibConfig = field(default_factory=RLlibConfig)
+    """the Ray RLlib backend (used when backend is 'rllib')"""
 
     @property
     def run_dir(self) -> Path:
@@ -423,6 +448,11 @@ RANGES: dict[str, tuple[float, bool, float | None, bool]] = {
     "ppo.gamma": (0, True, 1, True),
     "ppo.gae_lambda": (0, True, 1, True),
     "pool.baseline_share": (0, True, 1, True),
+    "rllib.num_env_runners": (0, True, None, False),
+    "rllib.num_envs_per_env_runner": (1, True, None, False),
+    "rllib.num_cpus_per_env_runner": (0, False, None, False),
+    "rllib.train_batch_size": (1, True, None, False),
+    "rllib.self_play_share": (0, True, 1, True),
 }
 
 
@@ -539,3 +569,22 @@ def validate(cfg: TrainConfig) -> None:
     if cfg.eval.best_by != "mean" and cfg.eval.best_by not in cfg.eval.opponents:
         raise ConfigError(f"eval.best_by must be 'mean' or one of eval.opponents {cfg.eval.opponents}; "
                           f"got {cfg.eval.best_by!r}")
+    if cfg.backend == "rllib":
+        check_rllib(cfg)
+
+
+def check_rllib(cfg: TrainConfig) -> None:
+    """What ``backend: rllib`` cannot run (SB3-only options) and its own section's consistency."""
+    sb3_only = [("ppo.target_kl", cfg.ppo.target_kl is not None, "null (RLlib's PPO has no early stop on KL)"),
+                ("pretrain.teacher", cfg.pretrain.teacher is not None, "null (behaviour cloning runs on backend sb3)"),
+                ("env.shaping", cfg.env.shaping != 0, "0 (reward shaping runs on backend sb3)")]
+    for key, used, fix in sb3_only:
+        if used:
+            raise ConfigError(f"backend rllib: {key} must be {fix}; got {_get(cfg, key)[0]!r}")
+    address = cfg.rllib.address
+    if address is not None and (not address.strip() or address != address.strip()):
+        raise ConfigError(f"rllib.address must be null, 'auto' or HOST:PORT of a Ray cluster; got {address!r}")
+    batch = cfg.rllib.train_batch_size or cfg.ppo.n_steps * cfg.n_envs
+    if cfg.ppo.batch_size > batch:
+        raise ConfigError(f"ppo.batch_size ({cfg.ppo.batch_size}) must be at most the training batch, "
+                          f"rllib.train_batch_size (or ppo.n_steps * n_envs) = {batch}")
