@@ -54,7 +54,8 @@ class ISMCTSAgent(BaseAgent):
             ``"random"``, ``"heuristic"`` (the game's baseline: HeuristicBidder for MegaGem,
             GemGreedyAgent for GEM, GemJamRuleAgent for Gem Jam), another baseline name of the game
             (e.g. ``"tuned"``), or the path of a trained policy (``.zip`` or ``.npz``, sampled).
-        exploration: the UCT constant ``c`` in ``mean + c * sqrt(ln N / n)``, >= 0.
+        exploration: the UCT constant ``c`` in ``mean + c * sqrt(ln N / n)``, >= 0 (the default suits
+            ``"margin"``, whose values spread over a few tenths; about 0.7 suits ``"win"``).
         widening: progressive widening coefficient (> 0), or None to consider every legal action.
         reward: the playout's value for the agent's seat: ``"win"`` (1, shared wins split, else 0),
             ``"margin"`` (own score minus the best other, over the game's ``score_scale``),
@@ -67,7 +68,7 @@ class ISMCTSAgent(BaseAgent):
     needs_state = True
 
     def __init__(self, game, simulations: int = 64, determinizations: int | None = None,
-                 rollout: str | os.PathLike = "heuristic", exploration: float = 0.7,
+                 rollout: str | os.PathLike = "heuristic", exploration: float = 0.25,
                  widening: float | None = 1.0, reward: str = "margin", seed: int | None = None,
                  spec=None, num_actions: int | None = None, action_spec=None):
         if not hasattr(game, "resample_hidden") or not hasattr(game, "legal_mask"):
@@ -140,9 +141,11 @@ class ISMCTSAgent(BaseAgent):
         root = _Node(self._candidates(first, seat, mask))
         decisions = 0
         for k in range(self.simulations):
-            if self.determinizations is None and k > 0:
-                samples[0] = game.resample_hidden(samples[0], seat, self.rng)  # a fresh one per simulation
-            decisions += self._simulate(root, samples[k % len(samples)].copy(), seat)
+            if self.determinizations is None:  # a fresh sample per simulation
+                s = game.resample_hidden(first, seat, self.rng) if k else first.copy()
+            else:
+                s = samples[k % len(samples)].copy()
+            decisions += self._simulate(root, s, seat)
         best = max(root.order, key=lambda a: (root.visits[a], root.mean(a), -a))
         self.last_search = {"simulations": self.simulations, "determinizations": self.determinizations or self.simulations,
                             "visits": {a: root.visits[a] for a in root.order if root.visits[a]}, "decisions": decisions}
