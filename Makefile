@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -c constraints.txt -e ".[train,test,bench]"
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[train,test,bench,rllib]"
 	touch $(STAMP)
 
 install: $(STAMP)
