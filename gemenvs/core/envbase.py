@@ -77,6 +77,8 @@ class GameEnvBase:
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._seeder = np.random.default_rng()
         self.game_state = None
+        # a game without a narrative log (the base game_log_size, always 0) never has events to hand out
+        self._has_game_log = getattr(type(self.game), "game_log_size", None) is not Game.game_log_size
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
