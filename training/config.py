@@ -538,7 +538,7 @@ def validate(cfg: TrainConfig) -> None:
         if size < 1:
             raise ConfigError(f"ppo.net_arch[{k}] must be a positive layer size; got {size}")
     rollout = cfg.ppo.n_steps * cfg.n_envs
-    if rollout % cfg.ppo.batch_size:
+    if cfg.backend == "sb3" and rollout % cfg.ppo.batch_size:  # (RLlib's PPO takes a last, smaller minibatch)
         raise ConfigError(f"ppo.batch_size ({cfg.ppo.batch_size}) must divide one rollout, ppo.n_steps * n_envs "
                           f"= {cfg.ppo.n_steps} * {cfg.n_envs} = {rollout}, so every minibatch is full")
     if cfg.name is not None:
