@@ -88,6 +88,16 @@ class PPOConfig:
 
 
 @dataclass
+class FamilyConfig:
+    """Randomised members of the tuned MegaGem bidder family in the pool (gemenvs.agents.megagem_family)."""
+
+    members: int = 0
+    """members tuned_family:0 .. members-1 added to the pool's baselines (0: none; MegaGem only)"""
+    spread: float = 1.0
+    """how far each member's weights move from the tuned ones, in tuning steps per weight (>= 0)"""
+
+
+@dataclass
 class PoolConfig:
     """The opponent pool: baselines plus frozen snapshots of the learner, sampled per episode."""
 
@@ -109,6 +119,8 @@ class PoolConfig:
     each group), or null to weigh baselines and snapshots together"""
     seat_mix: Literal["same", "per_seat"] = "same"
     """one member for all opponent seats of an episode, or one member drawn per seat"""
+    family: FamilyConfig = field(default_factory=FamilyConfig)
+    """members of the tuned bidder family added to the baselines (MegaGem; see gemenvs.agents.megagem_family)"""
 
 
 @dataclass
@@ -126,6 +138,10 @@ class EvalConfig:
     """the win rate that picks best_model.zip: an opponent name, or 'mean' over opponents"""
     final_games: int = 500
     """games per baseline in the final table (at least 500 for the reported figures)"""
+    charts: list[str] | None = None
+    """value charts to evaluate on (MegaGem, e.g. [A, B, C, D, E]): each opponent's games are split evenly
+    over them (per chart, rounded up to whole seat rotations) and the final table has a row per chart plus
+    the pooled row; null: the chart of env.options"""
     deterministic: bool = True
     """evaluate the argmax action rather than sampling"""
     workers: int = 2
@@ -435,7 +451,7 @@ RANGES: dict[str, tuple[float, bool, float | None, bool]] = {
         "pretrain.workers", "pretrain.dagger_games", "pretrain.dagger_epochs")},
     **{k: (0, True, None, False) for k in (
         "seed", "checkpoint_every", "pool.snapshot_every", "eval.every", "ppo.ent_coef", "ppo.vf_coef",
-        "pool.priority_power", "env.shaping", "pretrain.value_coef",
+        "pool.priority_power", "env.shaping", "pretrain.value_coef", "pool.family.members", "pool.family.spread",
         "pretrain.dagger_rounds")},
     "ppo.batch_size": (2, True, None, False),  # SB3 normalises advantages over each minibatch
     "pretrain.batch_size": (1, True, None, False),
@@ -513,20 +529,41 @@ def check_opponent_names(env, names: list[str], key: str) -> None:
     A policy file is loaded here (weights only, never code: see :mod:`gemenvs.agents.policy`), so a
     missing, corrupt, unsafe or mismatched file is a ConfigError before any run folder is made.
     """
-    from gemenvs.agents.registry import baseline_names
+    from gemenvs.agents.registry import check_agent_name
     from gemenvs.wrappers.single_agent import build_opponent, is_policy_path
 
     game = env.unwrapped.game.name
-    known = baseline_names(game)
     for name in names:
         if is_policy_path(name):
             try:
                 build_opponent(game, name, env)
             except (OSError, ValueError, ImportError) as e:
                 raise ConfigError(f"{key}: {name!r}: {e}") from None
-        elif name not in known:
-            raise ConfigError(f"{key}: unknown opponent {name!r} for {game}; known: {', '.join(known)} "
-                              f"(or the path of a .zip/.npz policy)")
+        else:
+            try:
+                check_agent_name(game, name)
+            except ValueError as e:
+                raise ConfigError(f"{key}: {e} (or the path of a .zip/.npz policy)") from None
+
+
+def check_charts(env_cfg: EnvConfig, charts: list[str]) -> None:
+    """``eval.charts``: distinct fixed value charts that the configured game accepts (a ConfigError says why not)."""
+    env = probe_env(env_cfg)
+    game = env.unwrapped.game
+    has_chart = "value_chart" in game.options()
+    env.close()
+    if not has_chart:
+        raise ConfigError(f"eval.charts: {game.name} has no value_chart option; leave eval.charts null")
+    if not charts:
+        raise ConfigError("eval.charts must name at least one chart (e.g. [A, B, C, D, E]), or be null")
+    for k, chart in enumerate(charts):
+        if chart == "random" or chart in charts[:k]:
+            why = "is 'random' (per-chart rows need fixed charts)" if chart == "random" else "is repeated"
+            raise ConfigError(f"eval.charts[{k}] {why}; got {charts}")
+        try:
+            probe_env(EnvConfig(id=env_cfg.id, options={**env_cfg.options, "value_chart": chart}, reward=env_cfg.reward))
+        except ConfigError as e:
+            raise ConfigError(f"eval.charts[{k}]: {chart!r} is not a value chart of {game.name} ({e})") from None
 
 
 def validate(cfg: TrainConfig) -> None:
@@ -554,18 +591,33 @@ def validate(cfg: TrainConfig) -> None:
             cfg.pool.baselines = baseline_names(game)
         if cfg.eval.opponents is None:
             cfg.eval.opponents = baseline_names(game)
-        if not cfg.pool.baselines and cfg.pool.snapshot_every == 0:
+        if not cfg.pool.baselines and not cfg.pool.family.members and cfg.pool.snapshot_every == 0:
             raise ConfigError("pool.baselines is empty and pool.snapshot_every is 0: the learner would have no opponents")
         if not cfg.eval.opponents:
             raise ConfigError("eval.opponents must name at least one baseline")
         if cfg.vec_env == "batched" and game != "megagem":
             raise ConfigError(f"vec_env: 'batched' plays MegaGem only, not {game}; use 'auto' or 'subproc'")
+        if cfg.pool.family.members and game != "megagem":
+            raise ConfigError(f"pool.family: the tuned bidder family plays MegaGem only, not {game}; "
+                              f"set pool.family.members to 0")
         check_opponent_names(env, cfg.pool.baselines, "pool.baselines")
+        if cfg.pool.family.members:
+            from gemenvs.agents.megagem_family import member_name
+
+            try:
+                family = [member_name(k, cfg.pool.family.spread) for k in range(cfg.pool.family.members)]
+            except ValueError as e:
+                raise ConfigError(f"pool.family: {e}") from None
+            twice = sorted(set(family) & set(cfg.pool.baselines))
+            if twice:
+                raise ConfigError(f"pool.baselines names {', '.join(twice)}, which pool.family adds too")
         check_opponent_names(env, cfg.eval.opponents, "eval.opponents")
         if cfg.pretrain.teacher is not None:
             check_opponent_names(env, [cfg.pretrain.teacher], "pretrain.teacher")
     finally:
         env.close()
+    if cfg.eval.charts is not None:
+        check_charts(cfg.env, cfg.eval.charts)
     if cfg.eval.best_by != "mean" and cfg.eval.best_by not in cfg.eval.opponents:
         raise ConfigError(f"eval.best_by must be 'mean' or one of eval.opponents {cfg.eval.opponents}; "
                           f"got {cfg.eval.best_by!r}")

@@ -3,6 +3,11 @@
 The focal agent takes every seat in turn (``gemenvs.agents.run_match``), every other seat is a
 copy of one baseline. Games are split over worker processes in blocks that keep the serial
 seeds and seat rotation, so the result does not depend on the number of workers.
+
+With ``charts`` (MegaGem's value charts, e.g. ``["A", "B", "C", "D", "E"]``) each opponent's games
+are split evenly over the charts, every chart's games played with that ``value_chart`` option;
+the result per opponent is a :class:`ChartResults`: the pooled match result with one result per
+chart in ``by_chart``, which :func:`results_table` and :func:`results_dict` show as per-chart rows.
 """
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import multiprocessing as mp
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -43,8 +49,15 @@ def opponent_folders(opponents: list[str]) -> dict[str, str]:
     return out
 
 
-def _merge(parts: list[MatchResult]) -> MatchResult:
-    out = MatchResult()
+@dataclass
+class ChartResults(MatchResult):
+    """A match result pooled over value charts, with the result on each chart in ``by_chart`` (chart order)."""
+
+    by_chart: dict[str, MatchResult] = field(default_factory=dict)
+
+
+def _merge(parts: list[MatchResult], out: MatchResult | None = None) -> MatchResult:
+    out = MatchResult() if out is None else out
     for p in parts:
         out.games += p.games
         out.wins += p.wins
@@ -53,55 +66,96 @@ def _merge(parts: list[MatchResult]) -> MatchResult:
     return out
 
 
+def chart_games(games: int, charts: int, num_players: int) -> int:
+    """Games per chart when ``games`` are split over ``charts`` charts: rounded up to whole seat rotations."""
+    per = -(-games // charts)
+    return -(-per // num_players) * num_players
+
+
 def evaluate(focal: Agent, env_id: str, options: dict, opponents: list[str], games: int, seed: int = 0,
-             workers: int = 1, save_dir: str | os.PathLike | None = None) -> dict[str, MatchResult]:
+             workers: int = 1, save_dir: str | os.PathLike | None = None,
+             charts: list[str] | None = None) -> dict[str, MatchResult]:
     """Play ``games`` games against copies of each opponent; ``workers`` processes share the games.
 
     With ``save_dir`` every game is saved (:mod:`gemenvs.recording`) as
     ``save_dir/<opponent>/game_<seed>.jsonl``, one folder per opponent (:func:`opponent_folders`).
+    With ``charts`` the games are split over those value charts (:func:`chart_games` per chart, seeds
+    ``seed + i * that`` onwards for the i-th chart, saved under ``<opponent>/chart_<X>/``) and each
+    opponent's result is a :class:`ChartResults`.
     """
     n = len(make_aec_env(env_id, **options).possible_agents)
     folders = opponent_folders(opponents)
     where = {opp: None if save_dir is None else os.path.join(os.fspath(save_dir), folders[opp]) for opp in opponents}
+    if charts is not None:
+        if not charts:
+            raise ValueError("charts must name at least one value chart, or be None")
+        per = chart_games(games, len(charts), n)
+        # (opponent, chart, options, first seed, games, save folder) of every chart's share of the games
+        cells = [(opp, ch, {**options, "value_chart": ch}, seed + i * per, per,
+                  None if where[opp] is None else os.path.join(where[opp], f"chart_{ch}"))
+                 for opp in opponents for i, ch in enumerate(charts)]
+    else:
+        cells = [(opp, None, options, seed, games, where[opp]) for opp in opponents]
     # blocks of whole seat rotations, so a block's seats and seeds are those of the serial match
-    block = max(n, -(-games // max(workers, 1)) // n * n)
-    jobs = [(opp, start, min(block, games - start)) for opp in opponents for start in range(0, games, block)]
+    jobs = []
+    for c, (opp, ch, opts, first, count, folder) in enumerate(cells):
+        block = max(n, -(-count // max(workers, 1)) // n * n)
+        jobs += [(c, opts, opp, min(block, count - start), first + start, folder) for start in range(0, count, block)]
     if workers <= 1 or len(jobs) == 1:
-        parts = [_play_block(env_id, options, focal, opp, count, seed + start, where[opp]) for opp, start, count in jobs]
+        parts = [_play_block(env_id, opts, focal, opp, k, s, f) for _, opts, opp, k, s, f in jobs]
     else:
         with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("forkserver")) as pool:
-            futures = [pool.submit(_play_block, env_id, options, focal, opp, count, seed + start, where[opp])
-                       for opp, start, count in jobs]
+            futures = [pool.submit(_play_block, env_id, opts, focal, opp, k, s, f) for _, opts, opp, k, s, f in jobs]
             parts = [f.result() for f in futures]
-    results = {}
+    per_cell = [_merge([p for job, p in zip(jobs, parts) if job[0] == c]) for c in range(len(cells))]
+    results: dict[str, MatchResult] = {}
     for opp in opponents:
-        results[opp] = _merge([p for (o, _, _), p in zip(jobs, parts) if o == opp])
+        mine = [(cell[1], r) for cell, r in zip(cells, per_cell) if cell[0] == opp]
+        if charts is None:
+            results[opp] = mine[0][1]
+        else:
+            results[opp] = _merge([r for _, r in mine], ChartResults(by_chart=dict(mine)))
     return results
 
 
+def _row(label: str, r: MatchResult) -> str:
+    lo, hi = r.win_ci
+    mlo, mhi = r.margin_ci
+    return (f"| {label} | {r.games} | {r.win_rate:.1%} | {lo:.1%} - {hi:.1%} | "
+            f"{r.mean_margin:+.1f} | {mlo:+.1f} - {mhi:+.1f} |")
+
+
 def results_table(results: dict[str, MatchResult], num_players: int) -> str:
-    """A Markdown table: games, win rate and mean score margin with their 95% intervals, per opponent."""
+    """A Markdown table: games, win rate and mean score margin with their 95% intervals, per opponent
+    (and, for :class:`ChartResults`, a row per chart after the row pooled over the charts)."""
     chance = 1.0 / num_players
-    rows = [
-        f"| opponents ({num_players - 1} copies) | games | win rate | 95% CI | mean margin | 95% CI |",
-        "|---|---|---|---|---|---|",
-    ]
+    charted = any(isinstance(r, ChartResults) for r in results.values())
+    head = "| opponents ({} copies) | chart | games | win rate | 95% CI | mean margin | 95% CI |" if charted else \
+        "| opponents ({} copies) | games | win rate | 95% CI | mean margin | 95% CI |"
+    rows = [head.format(num_players - 1), "|---" * (7 if charted else 6) + "|"]
     for name, r in results.items():
-        lo, hi = r.win_ci
-        mlo, mhi = r.margin_ci
-        rows.append(f"| {name} | {r.games} | {r.win_rate:.1%} | {lo:.1%} - {hi:.1%} | "
-                    f"{r.mean_margin:+.1f} | {mlo:+.1f} - {mhi:+.1f} |")
-    rows.append(f"\nChance win rate: {chance:.0%}. Margin: own score minus the best other score.")
+        if not charted:
+            rows.append(_row(name, r))
+            continue
+        charts = getattr(r, "by_chart", {})
+        rows.append(_row(f"{name} | {'all (' + ', '.join(charts) + ')' if charts else '-'}", r))
+        rows += [_row(f"{name} | {chart}", cr) for chart, cr in charts.items()]
+    rows.append(f"\nChance win rate: {chance:.0%}. Margin: own score minus the best other score."
+                + (" Intervals are 95% (Wilson for win rates, normal for margins)." if charted else ""))
     return "\n".join(rows)
 
 
-def results_dict(results: dict[str, MatchResult]) -> dict:
-    """JSON-safe summary of match results."""
-    return {
-        name: {
-            "games": r.games, "win_rate": r.win_rate, "win_ci": list(r.win_ci),
+def _summary(r: MatchResult) -> dict:
+    return {"games": r.games, "win_rate": r.win_rate, "win_ci": list(r.win_ci),
             "mean_margin": r.mean_margin, "margin_ci": list(r.margin_ci),
-            "mean_score": float(np.mean(r.scores)) if r.scores else 0.0,
-        }
-        for name, r in results.items()
-    }
+            "mean_score": float(np.mean(r.scores)) if r.scores else 0.0}
+
+
+def results_dict(results: dict[str, MatchResult]) -> dict:
+    """JSON-safe summary of match results (a :class:`ChartResults` adds ``"charts": {chart: summary}``)."""
+    out = {}
+    for name, r in results.items():
+        out[name] = _summary(r)
+        if isinstance(r, ChartResults):
+            out[name]["charts"] = {chart: _summary(cr) for chart, cr in r.by_chart.items()}
+    return out

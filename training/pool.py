@@ -1,6 +1,7 @@
 """The self-play opponent pool: baseline agents plus frozen snapshots of the learner.
 
-The trainer keeps an :class:`OpponentPool` (members, recent results, sampling weights) and
+The trainer keeps an :class:`OpponentPool` (members, recent results, sampling weights; its baselines
+from :func:`pool_baselines`, which adds members of the tuned MegaGem bidder family) and
 pushes its members and weights to every environment worker, where a :class:`PoolOpponents`
 draws each episode's opponents and builds (and caches) the agents. Snapshots are ``.npz``
 files played by :class:`~gemenvs.agents.policy.PolicyAgent` with sampled actions.
@@ -27,6 +28,17 @@ class Member:
     name: str
     source: str
     kind: str  # "baseline" or "snapshot"
+
+
+def pool_baselines(pool_cfg) -> list[str]:
+    """The baseline members of a pool config (``PoolConfig``): ``baselines``, then the ``family.members``
+    members of the tuned MegaGem bidder family (``tuned_family:0`` ..., see gemenvs.agents.megagem_family)."""
+    names = list(pool_cfg.baselines or [])
+    if pool_cfg.family.members:
+        from gemenvs.agents.megagem_family import member_name
+
+        names += [member_name(k, pool_cfg.family.spread) for k in range(pool_cfg.family.members)]
+    return names
 
 
 class OpponentPool:

@@ -52,7 +52,7 @@ from gemenvs.training.config import TrainConfig, game_name, save_config
 from gemenvs.training.evaluate import evaluate, results_dict, results_table
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pretrain import CloneReport, clone, collect, concatenate
-from gemenvs.training.pool import OpponentPool, PoolOpponents
+from gemenvs.training.pool import OpponentPool, PoolOpponents, pool_baselines
 from gemenvs.wrappers.single_agent import SingleAgentEnv, make_aec_env
 
 EVAL_FIELDS = ["step", "opponent", "games", "win_rate", "win_lo", "win_hi", "mean_margin"]
@@ -153,7 +153,7 @@ class Trainer:
 
     def __init__(self, cfg: TrainConfig, run_dir: Path, players: int):
         self.cfg, self.run_dir, self.players = cfg, run_dir, players
-        self.pool = OpponentPool(cfg.pool.baselines, cfg.pool.max_snapshots, cfg.pool.sampling,
+        self.pool = OpponentPool(pool_baselines(cfg.pool), cfg.pool.max_snapshots, cfg.pool.sampling,
                                  cfg.pool.priority_power, cfg.pool.window, players, root=run_dir,
                                  baseline_share=cfg.pool.baseline_share)
         self.next_snapshot = cfg.pool.snapshot_every or None
@@ -187,7 +187,7 @@ class Trainer:
         e = self.cfg.eval
         focal = PolicyAgent.from_sb3(model, deterministic=e.deterministic)
         results = evaluate(focal, self.cfg.env.id, self.cfg.env.options, e.opponents, e.games,
-                           seed=self.cfg.seed, workers=e.workers)
+                           seed=self.cfg.seed, workers=e.workers, charts=e.charts)
         path = self.run_dir / "eval.csv"
         new = not path.exists()
         with open(path, "a", newline="") as f:
@@ -304,8 +304,11 @@ class SelfPlayCallback(BaseCallback):
             post["win"] = f"{np.mean(self.recent):.0%}"
         for m in pool.members:
             rate = pool.win_rate(m.name)
-            if m.kind == "baseline" and rate is not None:
+            if m.kind == "baseline" and rate is not None and ":" not in m.name:  # (family members: below)
                 post[m.name[:5]] = f"{rate:.0%}"
+        family = [pool.win_rate(m.name) for m in pool.members if ":" in m.name and pool.win_rate(m.name) is not None]
+        if family:
+            post["family"] = f"{np.mean(family):.0%}"
         snaps = [pool.win_rate(m.name) for m in pool.snapshots if pool.win_rate(m.name) is not None]
         if snaps:
             post["snap"] = f"{np.mean(snaps):.0%}"
@@ -425,7 +428,7 @@ def finish(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO, train_seconds
     start = time.time()
     results = evaluate(focal, cfg.env.id, cfg.env.options, cfg.eval.opponents, cfg.eval.final_games,
                        seed=cfg.seed + FINAL_EVAL_SEED, workers=cfg.eval.workers,
-                       save_dir=run_dir / "games" if cfg.eval.save_games else None)
+                       save_dir=run_dir / "games" if cfg.eval.save_games else None, charts=cfg.eval.charts)
     table = results_table(results, trainer.players)
     eval_seconds = time.time() - start
     header = (f"## {cfg.name}: {which}, after {model.num_timesteps} steps "
