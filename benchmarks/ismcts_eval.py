@@ -1,6 +1,6 @@
 """Strength and speed of the MegaGem search agent (ISMCTSAgent) at a few budgets.
 
-For each budget (``--simulations``, default 8 and 32 simulations per decision) and each field of
+For each budget (``--simulations``, default 4 and 16 simulations per decision) and each field of
 three opponents (``--opponents``, default three HeuristicBidders and three tuned bidders), it plays
 ``--games`` seeded games at ``--players`` (default 4): the search agent's seat rotates (game g: seat
 g mod players) and the value chart cycles through ``--charts`` (default A-E). The same deals are
@@ -9,7 +9,7 @@ Per row: win rate (a shared win counts 1/winners) with its 95% Wilson interval, 
 score minus the best other) with a 95% interval, and the focal agent's decisions per CPU second
 (``time.thread_time``, robust to a loaded machine; forced decisions excluded: the engine plays them).
 
-    python benchmarks/ismcts_eval.py --games 40 --simulations 8 32
+    python benchmarks/ismcts_eval.py --games 40 --simulations 4 16
     python benchmarks/ismcts_eval.py --games 20 --simulations 64 --opponents tuned --rollout random
 """
 from __future__ import annotations
@@ -53,7 +53,8 @@ def main(argv=None) -> list[dict]:
     """Parse the arguments, play every row, print a markdown table (and write ``--out`` as JSON)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=40, help="games per row (default 40)")
-    ap.add_argument("--simulations", type=int, nargs="+", default=[8, 32], help="budgets (simulations per decision)")
+    ap.add_argument("--simulations", type=int, nargs="*", default=[4, 16],
+                    help="budgets (simulations per decision); none: only the baseline rows")
     ap.add_argument("--determinizations", type=int, default=None, help="sampled states per decision (default: one per simulation)")
     ap.add_argument("--rollout", default="heuristic", help="rollout policy: random, heuristic, tuned or a policy path")
     ap.add_argument("--exploration", type=float, default=None, help="UCT constant (default: the agent's)")
