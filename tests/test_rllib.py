@@ -144,13 +144,26 @@ def test_masked_module_and_its_policy_agent_agree():
         assert agent.act(r["observations"], r["action_mask"].astype(np.int8)) == int(np.argmax(logits))
 
 
-def test_tiny_local_run_writes_a_checkpoint_that_plays_as_an_agent(tmp_path, capsys):
+def test_tiny_local_run_writes_a_checkpoint_that_plays_as_an_agent(tmp_path, capsys, monkeypatch):
     pytest.importorskip("ray.rllib")
     import torch
 
     from gemenvs.agents.policy import PolicyAgent
     from gemenvs.agents.random_agent import RandomAgent
+    from gemenvs.training import rllib_backend
     from gemenvs.wrappers.single_agent import make_aec_env
+
+    snapshot, frozen = rllib_backend.League.snapshot, []
+
+    def checked_snapshot(league, step):  # the env runner that plays the games gets the frozen weights too
+        slot = league.slots[league.next_slot]["module"]
+        snapshot(league, step)
+        main = rllib_backend.module_weights(league.algo, ["main"])["main"]
+        for state in league.algo.env_runner_group.foreach_env_runner(
+                lambda runner: {k: v.detach().numpy().copy() for k, v in runner.module[slot].state_dict().items()}):
+            frozen.append(all(np.array_equal(state[k], main[k]) for k in main))
+
+    monkeypatch.setattr(rllib_backend.League, "snapshot", checked_snapshot)
 
     (tmp_path / "tiny.yaml").write_text("backend: rllib\nenv: {id: gemenvs/GEM-v0}\n")
     args = [str(tmp_path / "tiny.yaml"), f"run_root={tmp_path}", "name=tiny",
@@ -159,6 +172,7 @@ def test_tiny_local_run_writes_a_checkpoint_that_plays_as_an_agent(tmp_path, cap
             "checkpoint_every=200", "eval.every=400", "eval.games=6", "eval.final_games=6", "eval.workers=1",
             "eval.opponents=[random]", "torch_threads=1"]
     assert main(args) == 0
+    assert frozen == [True, True]  # snapshots at steps 200 and 400
     out = capsys.readouterr().out
     run = tmp_path / "tiny"
     assert "iteration 2: 400 steps" in out and "| random |" in (run / "results.md").read_text()

@@ -53,6 +53,7 @@ try:
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.callbacks.callbacks import RLlibCallback
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core import COMPONENT_RL_MODULE
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 except ImportError as e:  # the rllib extra is missing
     raise ConfigError(f"backend rllib needs Ray RLlib, which cannot be imported here ({e}): "
@@ -217,10 +218,16 @@ def module_weights(algo, module_ids: list[str]) -> dict[str, dict[str, np.ndarra
 
 
 def set_module_weights(algo, weights: dict[str, dict[str, np.ndarray]]) -> None:
-    """Give the learner and every env runner these modules' weights."""
+    """Give the learner and every env runner these modules' weights.
+
+    RLlib's ``sync_weights`` would not do for the env runners: a runner skips weights whose sequence
+    number (the learner's update count) it already holds, and a frozen copy made between two updates
+    carries the same number as the weights it replaces. So the runners get the state directly.
+    """
     algo.learner_group.set_weights({m: {k: torch.as_tensor(v) for k, v in w.items()} for m, w in weights.items()})
-    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, policies=list(weights),
-                                       inference_only=True, timeout_seconds=60.0)
+    state = {COMPONENT_RL_MODULE: {m: {k: torch.as_tensor(v) for k, v in w.items()} for m, w in weights.items()}}
+    algo.env_runner_group.foreach_env_runner(lambda runner: runner.set_state(state), local_env_runner=True,
+                                             timeout_seconds=60.0)
 
 
 def export_agent(weights: dict[str, np.ndarray], cfg: TrainConfig, step: int, deterministic: bool = True) -> PolicyAgent:
