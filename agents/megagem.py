@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from types import SimpleNamespace
 
 import numpy as np
 
 from gemenvs.agents.base import BaseAgent, legal_actions
 from gemenvs.core.spec import ActionSpec, ObservationSpec
 from gemenvs.megagem.data import (
-    AUCTION_AMOUNT, AUCTION_TYPE, GEMS_PER_COLOUR, MISSION_VALUE, MISSIONS, NUM_COLOURS, VALUE_CHARTS,
+    AUCTION_AMOUNT, AUCTION_TYPE, CHART_NAMES, GEMS_PER_COLOUR, MISSION_VALUE, MISSIONS, NUM_COLOURS, VALUE_CHARTS,
 )
 
 CHARTS = tuple(VALUE_CHARTS.values())  # in observation one-hot order A..E
@@ -346,6 +347,15 @@ class HeuristicBidder(_MegaGemAgent):
         self._loan_fracs = [[] for _ in range(n)]
         self._private_bids = False
 
+    def batch_games(self, num_games: int) -> "BidderGames":
+        """This bidder playing ``num_games`` games at once, each with its own memory (:class:`BidderGames`):
+        the same choices as one instance per game, for all their decisions in one numpy pass."""
+        return BidderGames(self, num_games)
+
+    def _batch_weights(self) -> dict[str, float]:
+        """The weights BidderGames plays with beside this bidder's parameters (none: the neutral ones)."""
+        return {}
+
     # ---------------------------------------------------------------- opponent model
 
     def _learn(self, v: View) -> None:
@@ -520,7 +530,8 @@ class HeuristicBidder(_MegaGemAgent):
 # TruthfulAgent.act_batch: the arithmetic of TruthfulAgent.act on many observation rows at once,
 # step for step (the same float64 operations in the same order, expected values from the same
 # cached function), so its choices are act's. HeuristicBidder keeps BaseAgent's row-by-row
-# act_batch: it remembers the game in progress (its opponent model), one instance per game.
+# act_batch (rows of one game: it remembers the game in progress); many games at once go through
+# its batch_games table (BidderGames, below).
 
 #: below this many rows truthful_act_batch calls act row by row (about as quick at 8 rows)
 _FEW_ROWS = 8
@@ -668,6 +679,376 @@ def truthful_act_batch(agent: "TruthfulAgent", observations: np.ndarray, action_
     return out
 
 
+# --------------------------------------------------------------------------- HeuristicBidder for many games at once
+# BidderGames plays HeuristicBidder (or a ParametricBidder) in many games at once: the memory of every
+# game (the opponent model's histories, the pending auction) in arrays, and every decision of a call
+# computed with numpy in the float64 operations and order of the scalar methods (_learn,
+# _shadow_price, _opponent_samples, choose_bid, choose_reveal), so its choices are act's. Where
+# Python's arithmetic differs from numpy's usual one it is reproduced: ``x ** 2`` is libm's pow
+# (np.float_power with an array exponent, not x * x), ``round(x, 6)`` is Python's round.
+
+#: ParametricBidder's weights that HeuristicBidder holds fixed (a factor 1 or a term 0): with them the
+#: weighted arithmetic of BidderGames is HeuristicBidder's exactly
+NEUTRAL_WEIGHTS = {
+    "gem_private": 1.0, "gem_public": 0.0, "gem_now": 0.0, **{f"chart_scale_{k}": 1.0 for k in CHART_NAMES},
+    "endgame_spend": 0.0, "shade_treasure1": 1.0, "shade_treasure2": 1.0, "shade_loan": 1.0, "shade_invest": 1.0,
+    "shade_stage": 0.0, "loan_bonus": 0.0, "invest_cost": 1.0, "opp_bid_scale": 1.0, "reveal_info": 1.0,
+    "reveal_value": 0.0, "reveal_supply": 0.0,
+}
+_NO_AUCTION = -10  # pending round of a game with no auction awaiting its bids
+_RATIOS, _FRACS, _LOAN_FRACS = 0, 1, 2  # the three histories of the opponent model
+_KIND = np.array(AUCTION_TYPE)
+_AMOUNT = np.array(AUCTION_AMOUNT)
+_LOAN_AMOUNT = np.where(_KIND == _LOAN, _AMOUNT, 0)  # per auction card
+
+
+@lru_cache(maxsize=None)
+def _need_table() -> np.ndarray:
+    """(7**5, missions) int64: :func:`_need` of every mission for Collection counts 0..6 per colour (base 7 code)."""
+    counts = (np.arange(7 ** NUM_COLOURS)[:, None] // 7 ** np.arange(NUM_COLOURS)) % 7
+    need = np.zeros((len(counts), len(MISSIONS)), np.int64)
+    have = counts > 0
+    pairs, odd = (counts // 2).sum(axis=1), (counts % 2).sum(axis=1)
+    for i, (_, _, kind, arg) in enumerate(MISSIONS):
+        if kind == "each":
+            need[:, i] = (~have[:, list(arg)]).sum(axis=1)
+        elif kind == "same":
+            need[:, i] = np.maximum(0, 2 - counts[:, arg[0]])
+        elif kind == "same_any":
+            need[:, i] = np.maximum(0, arg[0] - counts.max(axis=1))
+        elif kind == "different":
+            need[:, i] = np.maximum(0, arg[0] - have.sum(axis=1))
+        else:  # two pairs
+            need[:, i] = np.where(pairs >= 2, 0, np.where(pairs == 1, np.where(odd > 0, 1, 2),
+                                                          np.where(odd >= 2, 2, np.where(odd == 1, 3, 4))))
+    return need
+
+
+def _sequential_sum(terms: np.ndarray) -> np.ndarray:
+    """Sum along the last axis left to right, as Python's ``sum`` adds (numpy's sum adds pairwise;
+    an accumulation adds each term to the sum before it)."""
+    if not terms.shape[-1]:
+        return np.zeros(terms.shape[:-1])
+    return np.cumsum(terms, axis=-1)[..., -1]
+
+
+def _cv_rows(hist: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """:func:`_cv` of each row's first ``count`` values of ``hist`` (k, H), as _cv computes it."""
+    used = np.arange(hist.shape[1]) < count[:, None]
+    c = np.maximum(count, 1)
+    mean = _sequential_sum(np.where(used, hist, 0.0)) / c
+    dev = hist - mean[:, None]
+    sq = np.float_power(dev, np.full(dev.shape, 2.0))  # Python's ``x ** 2`` (libm pow; not always x * x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = _sequential_sum(np.where(used, sq, 0.0)) / (c - 1)
+        cv = np.sqrt(var) / mean
+    return np.where((count < 2) | (mean <= 1e-9), np.inf, cv)
+
+
+class BidderGames:
+    """:class:`HeuristicBidder` (or a :class:`~gemenvs.agents.megagem_tuned.ParametricBidder`) playing
+    ``num_games`` games at once: game ``g``'s memory is what a fresh instance would remember after
+    the decisions of game ``g`` so far (built by ``agent.batch_games(num_games)``).
+
+    :meth:`act` takes the decisions of any games (at most one per game per call) and returns
+    exactly the actions ``act`` of each game's own instance would choose; :meth:`reset` starts games
+    afresh (``agent.reset()``). The agent's parameters and weights are read when the table is made.
+    """
+
+    def __init__(self, agent: "HeuristicBidder", num_games: int):
+        self.agent = agent
+        self.num_games = N = int(num_games)
+        self.n = n = agent.decode.n
+        self.H = H = int(agent.history_len)
+        self.w = SimpleNamespace(**{**NEUTRAL_WEIGHTS, **agent._batch_weights()})
+        self.chart_scale = np.array([getattr(self.w, f"chart_scale_{k}") for k in CHART_NAMES])
+        self.progress = tuple(float(p) for p in agent.progress)
+        self.prior_ratios = np.array(agent.prior_ratios, np.float64)
+        self.prior_fracs = np.array(agent.prior_fracs, np.float64)
+        self.pend_round = np.full(N, _NO_AUCTION, np.int64)
+        self.pend_loan = np.zeros(N, np.bool_)
+        self.pend_value = np.zeros((N, n))
+        self.pend_limit = np.zeros((N, n), np.int64)
+        self.pend_extra = np.zeros(N, np.int64)
+        self.pend_coins = np.zeros((N, n), np.int64)
+        self.hist = np.zeros((3, N, n, H))          # ratios, fracs, loan fracs per seat, oldest first
+        self.count = np.zeros((3, N, n), np.int64)
+        self.private = np.zeros(N, np.bool_)        # bids found private (public_bids=False)
+
+    def reset(self, games=None) -> None:
+        """Forget games ``games`` (indices; None: all), as ``agent.reset()`` does."""
+        g = slice(None) if games is None else np.asarray(games, np.int64)
+        self.pend_round[g] = _NO_AUCTION
+        self.count[:, g] = 0
+        self.private[g] = False
+
+    # ------------------------------------------------------------------ memory
+
+    def _push(self, which: int, games: np.ndarray, seats: np.ndarray, x: np.ndarray) -> None:
+        """``_push`` of ``x`` onto history ``which`` of the (game, seat) pairs ``games``, ``seats`` (distinct)."""
+        if not games.size or not self.H:
+            return
+        c = self.count[which, games, seats]
+        full = c >= self.H
+        if full.any():
+            rows, at = games[full], seats[full]
+            self.hist[which, rows, at, :-1] = self.hist[which, rows, at, 1:]
+        self.hist[which, games, seats, np.minimum(c, self.H - 1)] = x
+        self.count[which, games, seats] = np.minimum(c + 1, self.H)
+
+    def _learn(self, g, rnd, coins, last_bids, last_winner) -> None:
+        """HeuristicBidder._learn for rows of games ``g``."""
+        active = (self.pend_round[g] == rnd - 1) & (last_winner >= 0)
+        if not active.any():
+            return
+        r = np.flatnonzero(active)
+        g, coins, bids, w = g[r], coins[r], last_bids[r], last_winner[r]
+        self.pend_round[g] = _NO_AUCTION
+        loan = self.pend_loan[g]
+        extra = np.where(loan, self.pend_extra[g], 0)
+        before = self.pend_coins[g]
+        k = np.arange(len(g))
+        paid = before[k, w] + extra - coins[k, w]  # the winner's price, from its coins
+        cleared = ~bids.any(axis=1) & (paid != 0)  # all bids 0 but the winner paid: bids are private
+        if cleared.any():
+            self.private[g[cleared]] = True
+            self.count[:, g[cleared]] = 0
+        private = self.private[g][:, None]
+        seat = np.arange(self.n)
+        # the seats learnt from: every opponent, or (private bids) the winner alone, at its price
+        sel = np.where(private, seat == w[:, None], seat > 0) & (self.pend_limit[g] > 0)
+        b = np.where(private, paid[:, None], bids)
+        lim, val = self.pend_limit[g], self.pend_value[g]
+        for which, on, x in ((_LOAN_FRACS, sel & loan[:, None], None), (_FRACS, sel & ~loan[:, None], None),
+                             (_RATIOS, sel & ~loan[:, None] & (val >= 1.0) & ~((b >= lim) & (val > lim)), val)):
+            rows, at = np.nonzero(on)  # (ratios: bids censored by the limit are skipped)
+            self._push(which, g[rows], at, b[rows, at] / (lim[rows, at] if x is None else x[rows, at]))
+
+    # ------------------------------------------------------------------ decisions
+
+    def act(self, observations: np.ndarray, action_masks: np.ndarray, games) -> np.ndarray:
+        """Actions ``(G,)`` for decisions of games ``games`` (G distinct indices): row ``i`` is game ``games[i]``'s."""
+        from gemenvs.agents.base import check_batch, legal_counts
+
+        obs, masks = check_batch(observations, action_masks)
+        g = np.asarray(games, np.int64).reshape(-1)
+        G = len(obs)
+        if g.shape != (G,) or (G and (g.min() < 0 or g.max() >= self.num_games)):
+            raise ValueError(f"games must be {G} game indices in 0..{self.num_games - 1}")
+        if np.unique(g).size != G:
+            raise ValueError("a game may make one decision per call")
+        legal_counts(masks)
+        agent, n = self.agent, self.n
+        d, bids_r, reveals = agent.decode, agent.bids, agent.reveals
+        if obs.shape[1] != d.size:
+            raise ValueError(f"observations have {obs.shape[1]} values per row, spec expects {d.size}")
+        out = np.zeros(G, np.int64)
+        if not G:
+            return out
+        x = np.rint(obs * d.scale).astype(np.int64)  # act's decoding
+
+        def block(name):
+            a, b = d.sl[name]
+            return x[:, a:b]
+
+        legal = masks != 0
+        first = np.argmax(legal, axis=1)
+        revealing = (first >= reveals.start) & (first < reveals.stop)
+        chart = _onehot_rows(block("value_chart")) % len(CHARTS)
+        rnd = block("round")[:, 0]
+        card = _onehot_rows(block("auction_card"))
+        row = block("gem_row")
+        slot0, slot1 = _onehot_rows(row[:, :NUM_COLOURS]), _onehot_rows(row[:, NUM_COLOURS:])
+        gem0 = np.where(slot0 >= 0, slot0, slot1)  # v.row: the filled slots in order
+        gem1 = np.where(slot0 >= 0, slot1, -1)
+        nrow = (gem0 >= 0).astype(np.int64) + (gem1 >= 0)
+        gem_deck = block("gem_deck_left")[:, 0]
+        display, hand, hand_size, coins = block("display"), block("own_hand"), block("hand_size"), block("coins")
+        collection = block("collection").reshape(G, n, NUM_COLOURS)
+        col_total = collection.sum(axis=1)
+        m = d.num_mission_slots
+        mission = _onehot_rows(block("mission").reshape(G * m, -1)).reshape(G, m)
+        owner = _onehot_rows(block("mission_owner").reshape(G * m, -1)).reshape(G, m) - 1
+        open_ = (mission >= 0) & (owner < 0)
+        colours = np.arange(NUM_COLOURS)
+        on_row = (gem0[:, None] == colours).astype(np.int64) + (gem1[:, None] == colours)
+        self._learn(g, rnd, coins, block("last_bids"), _onehot_rows(block("last_winner")))
+
+        # expected final gem values: own (given the hand) and public
+        unseen = np.maximum(0, GEMS_PER_COLOUR - (display + col_total + on_row + hand))
+        unseen_pub = np.maximum(0, GEMS_PER_COLOUR - (display + col_total + on_row))
+        total_pub = unseen_pub.sum(axis=1)
+        mine = _expected_values(chart[:, None], display + hand, unseen.sum(axis=1)[:, None], unseen,
+                                hand_size[:, 1:].sum(axis=1)[:, None])
+        pub = _expected_values(chart[:, None], display, total_pub[:, None], unseen_pub,
+                               hand_size.sum(axis=1)[:, None])
+        if mine is None or pub is None or collection.min(initial=0) < 0 or collection.max(initial=0) > 6:
+            raise ValueError("observations outside what a MegaGem game shows (BidderGames plays real games only)")
+
+        rv = np.flatnonzero(revealing)
+        if rv.size:
+            out[rv] = reveals.start + self._reveal(legal[rv, reveals.start:reveals.stop], chart[rv], display[rv],
+                                                   hand_size[rv], gem_deck[rv], on_row[rv], unseen[rv],
+                                                   unseen_pub[rv], mine[rv], pub[rv])
+        bd = np.flatnonzero(~revealing)
+        if bd.size:
+            limit = bids_r.stop - 1 - np.argmax(legal[bd, bids_r.stop - 1::-1], axis=1) - bids_r.start
+            bid = self._bid(g[bd], limit, chart[bd], rnd[bd], card[bd], block("auction_deck_left")[bd], gem0[bd],
+                            gem1[bd], nrow[bd], gem_deck[bd], display[bd], coins[bd], collection[bd],
+                            col_total[bd], mission[bd], open_[bd], block("tie_rank")[bd],
+                            block("tie_random")[bd, 0] == 1, unseen_pub[bd], total_pub[bd], mine[bd], pub[bd])
+            out[bd] = bids_r.start + np.clip(bid, 0, limit)
+        return out
+
+    def _mission_gains(self, collection, gem0, gem1, ngems, mission, open_) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`mission_gain` of every seat's Collection (R, n, 5) plus the lot's first ``ngems`` gems:
+        with the credits (1, 0) for every seat (R, n), and with this bidder's ``progress`` for seat 0 (R,)."""
+        colours = np.arange(NUM_COLOURS)
+        lot = ((ngems >= 1)[:, None] & (gem0[:, None] == colours)).astype(np.int64) \
+            + ((ngems >= 2)[:, None] & (gem1[:, None] == colours))  # (two gems may share a colour)
+        base7 = 7 ** colours
+        table = _need_table()
+        mi = np.maximum(mission, 0)[:, None, :]
+        d0 = table[(collection @ base7)[:, :, None], mi]                  # (R, n, m)
+        d1 = table[((collection + lot[:, None, :]) @ base7)[:, :, None], mi]
+        counted = open_[:, None, :] & (d1 < d0)
+        values = np.array(MISSION_VALUE)[mi]
+        complete = _sequential_sum(np.where(counted, values * ((d1 == 0) * 1.0 - (d0 == 0) * 1.0), 0.0))
+        prog, top = np.array(self.progress, np.float64), len(self.progress) - 1
+        own = values[:, 0] * (prog[np.minimum(d1[:, 0], top)] - prog[np.minimum(d0[:, 0], top)])
+        return complete, _sequential_sum(np.where(counted[:, 0], own, 0.0))
+
+    def _bid(self, g, limit, chart, rnd, card, deck_left, gem0, gem1, nrow, gem_deck, display, coins, collection,
+             col_total, mission, open_, tie_rank, tie_random, unseen_pub, total_pub, mine, pub) -> np.ndarray:
+        """choose_bid per row (after _learn): the bids, and each game's pending auction."""
+        agent, w, n = self.agent, self.w, self.n
+        R = len(g)
+        k = np.arange(R)
+        kind, amount = _KIND[card], _AMOUNT[card]
+        treasure, invest, loan = kind == _TREASURE, kind == _INVEST, kind == _LOAN
+        ngems = np.where(treasure, np.minimum(amount, nrow), 0)  # lot_gems
+        g0, g1 = np.maximum(gem0, 0), np.maximum(gem1, 0)
+        has0, has1 = ngems >= 1, ngems >= 2
+
+        # shadow price of a coin (_shadow_price), ParametricBidder's end-game spending after it
+        future = gem_deck + nrow - ngems
+        deck_val = _sequential_sum(pub * unseen_pub) / np.maximum(total_pub, 1)
+        left0 = (ngems == 0) & (gem0 >= 0)  # v.row[sold:]: slot 0 unsold, and slot 1 unsold
+        left1 = (ngems <= 1) & (gem1 >= 0)
+        row_left = np.where(left0, pub[k, g0], 0.0) + np.where(left1, pub[k, g1], 0.0)
+        nleft = left0.astype(np.int64) + left1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            per_gem = (row_left + np.maximum(0, future - nleft) * deck_val) / future
+            loans_left = deck_left @ _LOAN_AMOUNT
+            opp_money = coins[:, 1:].sum(axis=1) + loans_left * (n - 1) / n
+            price = 1.0 + agent.psi * opp_money / future
+            lam = np.maximum(1.0, per_gem / price)
+            affordable = np.maximum(coins[:, 0], 1) / price
+            wanted = future * agent.share
+            lam = np.where(affordable > wanted, 1.0 + (lam - 1.0) * wanted / affordable, lam)
+        lam = np.where(future <= 0, 1.0, np.minimum(agent.lam_max, lam))
+        sold = col_total.sum(axis=1)
+        stage_total = sold + nrow + gem_deck
+        stage = np.where(stage_total > 0, sold / np.maximum(stage_total, 1), 1.0)
+        if w.endgame_spend:
+            lam = 1.0 + (lam - 1.0) * np.maximum(0.0, 1.0 - w.endgame_spend * stage)
+
+        # the opponents' values (public information) and limits; the pending auction
+        extra = np.where(loan, amount, 0)
+        limits = coins + extra[:, None]
+        limits[:, 0] = 0
+        pub_lot = np.where(has0, pub[k, g0], 0.0) + np.where(has1, pub[k, g1], 0.0)
+        gain, own_gain = self._mission_gains(collection, gem0, gem1, ngems, mission, open_)
+        opp_values = np.where(treasure[:, None], pub_lot[:, None] + gain, np.where(invest, amount, 0.0)[:, None])
+        opp_values[:, 0] = 0.0
+        self.pend_round[g] = rnd
+        self.pend_loan[g] = loan
+        self.pend_value[g] = opp_values
+        self.pend_limit[g] = limits
+        self.pend_extra[g] = extra
+        self.pend_coins[g] = coins
+
+        # the lot's value to this seat and the cost of a coin bid
+        top_row = len(CHARTS[0]) - 1
+        chart_now = np.array(CHARTS)[chart[:, None], np.minimum(display, top_row)]
+        per_gem_value = w.gem_private * mine + w.gem_public * pub + w.gem_now * chart_now
+        gems_value = np.where(has0, per_gem_value[k, g0], 0.0) + np.where(has1, per_gem_value[k, g1], 0.0)
+        value = np.where(treasure, self.chart_scale[chart] * gems_value + own_gain,
+                         np.where(invest, amount.astype(np.float64), (lam - 1.0) * amount))
+        cost = np.where(invest, w.invest_cost * (lam - 1.0), lam)
+        if agent.deny:
+            value = np.where(treasure, value + agent.deny * gain[:, 1:].max(axis=1), value)
+        value = np.where(treasure, value * np.where(amount == 1, w.shade_treasure1, w.shade_treasure2),
+                         np.where(invest, value * w.shade_invest, w.shade_loan * value + w.loan_bonus * amount))
+        value = value * np.maximum(0.0, 1.0 + w.shade_stage * (stage - 0.5))
+        top = limit.copy()
+        steep = cost > 1e-9
+        top[steep] = np.minimum(limit[steep], (value[steep] / cost[steep]).astype(np.int64) + 1)
+        out = np.zeros(R, np.int64)
+        bidding = np.flatnonzero((value > 0) & (top > 0))
+        if not bidding.size:
+            return out
+        # P(win | bid) against the opponents' predicted bids (_opponent_samples), then the best bid
+        b = bidding
+        R2, T, H, n1 = len(b), int(top[b].max()), self.H, n - 1
+        gb = g[b][:, None]
+        opp = np.arange(1, n)[None, :]
+        count = self.count[:, gb, opp]                 # (3, R2, n - 1)
+        is_loan = loan[b][:, None]
+        by_limit = ~is_loan & (count[_FRACS] >= 4)    # the limit model, where it fits the past bids better
+        if by_limit.any():
+            rr, pp = np.nonzero(by_limit)
+            gg = g[b][rr]
+            by_limit[rr, pp] = _cv_rows(self.hist[_FRACS, gg, pp + 1], count[_FRACS, rr, pp]) \
+                < _cv_rows(self.hist[_RATIOS, gg, pp + 1], count[_RATIOS, rr, pp])
+        which = np.where(is_loan, _LOAN_FRACS, np.where(by_limit, _FRACS, _RATIOS))
+        ok = np.arange(H) < np.take_along_axis(count, which[None], 0)[0][..., None]
+        priors = np.where(is_loan[..., None], self.prior_fracs, self.prior_ratios)  # (R2, 1, 4)
+        s = np.concatenate([self.hist[which, gb, opp], np.broadcast_to(priors, (R2, n1, priors.shape[-1]))], axis=2)
+        ok = np.concatenate([ok, np.broadcast_to(~by_limit[..., None], s.shape[:2] + (priors.shape[-1],))], axis=2)
+        lim = limits[b, 1:]
+        scale = np.where(is_loan | by_limit, lim, opp_values[b, 1:])
+        samples = np.minimum(np.rint(s * scale[..., None] * w.opp_bid_scale), lim[..., None])
+        # how many samples lie below, and at or below, each bid: a histogram of the (integer) samples
+        bucket = np.where(ok, np.clip(samples, -1, T + 1).astype(np.int64) + 1, T + 3)
+        bucket += np.arange(R2 * n1).reshape(R2, n1, 1) * (T + 4)
+        cum = np.bincount(bucket.ravel(), minlength=R2 * n1 * (T + 4)).reshape(R2, n1, T + 4).cumsum(axis=2)
+        lt, le = cum[..., :T + 1], cum[..., 1:T + 2]
+        size = ok.sum(axis=2)[..., None]
+        ahead = (tie_rank[b, :1] < tie_rank[b, 1:])[..., None]
+        q = np.where(tie_random[b][:, None, None], (lt + 0.5 * (le - lt)) / size, np.where(ahead, le, lt) / size)
+        win = np.cumprod(q, axis=1)[:, -1]  # the opponents' chances multiplied in seat order
+        bidsf = np.arange(T + 1, dtype=np.float64)
+        eu = win * (value[b, None] - cost[b, None] * bidsf)
+        eu[bidsf[None, :] > top[b, None]] = -np.inf
+        out[b] = np.argmax(eu, axis=1)
+        return out
+
+    def _reveal(self, held, chart, display, hand_size, gem_deck, on_row, unseen, unseen_pub, mine, pub) -> np.ndarray:
+        """choose_reveal per row: the legal colour (``held`` (R, 5)) with the least key."""
+        w = self.w
+        R = len(held)
+        total = unseen.sum(axis=1)
+        deck_frac = np.where(total > 0, gem_deck / np.maximum(total, 1), 0.0)
+        hands = hand_size.sum(axis=1)
+        eye = np.eye(NUM_COLOURS, dtype=np.int64)
+        disp = display[:, None, :] + eye                             # (R, c, k): colour c revealed
+        un = np.maximum(0, unseen_pub[:, None, :] - eye)
+        after = _expected_values(chart[:, None, None], disp, un.sum(axis=2)[:, :, None], un,
+                                 (hands - 1)[:, None, None])
+        supply = on_row + unseen * deck_frac[:, None]                # (R, k)
+        mk, pk = mine[:, None, :], pub[:, None, :]
+        loss = _sequential_sum(supply[:, None, :] * (np.abs(mk - pk) - np.abs(mk - after)))
+        rise = _sequential_sum(supply[:, None, :] * (after - pk))
+        score = w.reveal_info * loss + w.reveal_value * mine + w.reveal_supply * rise
+        rounded = np.array([round(s, 6) for s in score.ravel().tolist()]).reshape(R, NUM_COLOURS)
+        rounded = np.where(held, rounded, np.inf)
+        best = held & (rounded == rounded.min(axis=1, keepdims=True))
+        least = np.where(best, mine, np.inf)
+        best &= least == least.min(axis=1, keepdims=True)
+        return np.argmax(best, axis=1)
+
+
 def _push(xs: list, x: float, cap: int) -> None:
     xs.append(x)
     if len(xs) > cap:
@@ -685,4 +1066,5 @@ def _cv(xs: list) -> float:
     return math.sqrt(var) / m
 
 
-__all__ = ["Decoder", "HeuristicBidder", "TruthfulAgent", "View", "hypergeom_pmf", "private_values", "public_values"]
+__all__ = ["BidderGames", "Decoder", "HeuristicBidder", "NEUTRAL_WEIGHTS", "TruthfulAgent", "View", "hypergeom_pmf",
+           "private_values", "public_values"]

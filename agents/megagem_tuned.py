@@ -270,6 +270,10 @@ class ParametricBidder(HeuristicBidder):
         self.prior_fracs = tuple(w.prior_frac_scale * f for f in base.prior_fracs)
         self._chart_scale = {VALUE_CHARTS[k]: self.weights[f"chart_scale_{k}"] for k in CHART_NAMES}
 
+    def _batch_weights(self) -> dict[str, float]:
+        """The weights ``batch_games`` plays with (the same arithmetic as this class's methods)."""
+        return dict(self.weights)
+
     def __repr__(self) -> str:
         changed = {k: x for k, x in self.weights.items() if x != DEFAULT_WEIGHTS[k]}
         return f"{type(self).__name__}({changed or 'default weights'})"

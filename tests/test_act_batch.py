@@ -4,6 +4,11 @@ The rows are recorded from seeded random play of the batched engine (every seat 
 decision point, bids and reveals, 3 to 5 players and several options). For a stochastic agent
 "the same choices" means: the same actions as ``act`` called row by row on an agent whose RNG
 is in the same state, and the RNG left in the same state afterwards.
+
+HeuristicBidder and the tuned bidders remember the game, so they play many games at once through
+``batch_games`` (:class:`BidderGames`): the decisions of seeded scalar games, each seat's own
+instance calling ``act``, are replayed through one table (every game's t-th decisions in one
+call); half-way the table's games are reset and reused for the other games.
 """
 from __future__ import annotations
 
@@ -11,7 +16,10 @@ import numpy as np
 import pytest
 
 from gemenvs.agents.base import BaseAgent, act_batch, legal_counts
-from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent, _missions_met, _need
+from gemenvs.agents.match import play_engine_game
+from gemenvs.agents.megagem import BidderGames, HeuristicBidder, TruthfulAgent, _missions_met, _need, _need_table
+from gemenvs.agents.megagem_tuned import ParametricBidder, TunedBidder, random_weights
+from gemenvs.megagem.game import MegaGem
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.agents.random_agent import RandomAgent
 from gemenvs.megagem.batched import BatchedMegaGem
@@ -191,3 +199,81 @@ def test_mission_table_reads_missions_as_need_does():
     met = _missions_met(counts)
     for row, flags in zip(counts, met):
         assert flags.tolist() == [_need(m, list(row)) == 0 for m in range(len(flags))]
+
+
+class _Recorder:
+    """Plays ``agent`` and keeps every (observation, mask, action) it saw."""
+
+    def __init__(self, agent):
+        self.agent, self.rows = agent, []
+
+    def reset(self, seed=None):
+        self.agent.reset(seed)
+
+    def act(self, obs, mask):
+        action = self.agent.act(obs, mask)
+        self.rows.append((obs.copy(), mask.copy(), action))
+        return action
+
+
+def _bidder_games_mismatches(game: MegaGem, make, games: int, seed: int) -> tuple[int, int]:
+    """Decisions of ``games`` seeded scalar games (``make()`` in every seat but one TruthfulAgent) replayed
+    through one BidderGames; (decisions, mismatches). The second half of the games reuse the first half's
+    entries of the table after ``reset``: its memory must restart as a fresh instance's."""
+    n, half = game.num_players, (games + 1) // 2
+    seqs = {}
+    for g in range(games):
+        seats = [_Recorder(make()) for _ in range(n)]
+        seats[g % n] = TruthfulAgent(spec=game.spec, action_spec=game.action_spec)
+        play_engine_game(game, seats, seed + g)
+        seqs.update({(g, p): seats[p].rows for p in range(n) if p != g % n})
+    table = make().batch_games(half * n)
+    assert isinstance(table, BidderGames)
+    decisions = mismatches = 0
+    for later in (False, True):
+        keys = [k for k in seqs if (k[0] >= half) == later]
+        if later:
+            table.reset([(g % half) * n + p for g, p in keys])
+        for t in range(max(len(seqs[k]) for k in keys)):
+            now = [k for k in keys if len(seqs[k]) > t]
+            obs = np.stack([seqs[k][t][0] for k in now])
+            masks = np.stack([seqs[k][t][1] for k in now])
+            chosen = table.act(obs, masks, [(g % half) * n + p for g, p in now])
+            decisions += len(now)
+            mismatches += int((chosen != [seqs[k][t][2] for k in now]).sum())
+    return decisions, mismatches
+
+
+@pytest.mark.parametrize("options", [
+    dict(num_players=3, value_chart="C"),
+    dict(num_players=4, value_chart="A"),
+    dict(num_players=5, value_chart="E", tie_break="queue"),
+    dict(num_players=4, value_chart="B", public_bids=False),
+    dict(num_players=4, value_chart="D", reveal_after="treasure_only", two_pairs="distinct"),
+], ids=lambda o: "-".join(f"{v}" for v in o.values()))
+def test_bidder_games_make_the_choices_of_act_across_games_and_resets(options):
+    game = MegaGem(**options)
+    weights = random_weights(np.random.default_rng(options["num_players"]), spread=1.5)
+    for make, games in ((lambda: HeuristicBidder(spec=game.spec, action_spec=game.action_spec), 24),
+                        (lambda: ParametricBidder(spec=game.spec, action_spec=game.action_spec, weights=weights), 12),
+                        (lambda: TunedBidder(spec=game.spec, action_spec=game.action_spec), 8)):
+        decisions, mismatches = _bidder_games_mismatches(game, make, games, seed=17 * options["num_players"])
+        assert decisions > 30 * games and mismatches == 0
+
+
+def test_bidder_games_errors():
+    game = MegaGem(num_players=4)
+    obs, masks, _ = recorded(dict(num_players=4), games=4, steps=2)
+    table = HeuristicBidder(spec=game.spec, action_spec=game.action_spec).batch_games(8)
+    with pytest.raises(ValueError, match="one decision per call"):
+        table.act(obs[:2], masks[:2], [3, 3])
+    with pytest.raises(ValueError, match="game indices in 0..7"):
+        table.act(obs[:2], masks[:2], [0, 8])
+    assert table.act(obs[:0], masks[:0], []).shape == (0,)
+
+
+def test_need_table_is_need():
+    counts = np.random.default_rng(1).integers(0, 7, (300, 5))
+    table = _need_table()[counts @ 7 ** np.arange(5)]
+    for row, needs in zip(counts, table):
+        assert needs.tolist() == [_need(m, list(row)) for m in range(len(needs))]

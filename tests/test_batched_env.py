@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent
+from gemenvs.agents.megagem_tuned import ParametricBidder, random_weights
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.core.rewards import terminal_rewards
 from gemenvs.megagem.game import MegaGem
@@ -116,6 +117,29 @@ def test_learner_sees_what_the_scalar_engine_shows(options, reward):
     assert finished >= 6 and finished == env.num_episodes
     assert env.engine_steps > 45 * 1.5  # games where the learner had no decision were advanced, others held
     assert {r["seat"] for slot in records for r in slot} == set(range(n))  # seats drawn per game
+
+
+@pytest.mark.parametrize("options", [dict(num_players=4), dict(num_players=3, public_bids=False)])
+def test_bidders_with_memory_play_all_their_games_in_one_table(options):
+    """HeuristicBidder and a ParametricBidder in every opponent seat play through their batch_games tables:
+    the learner's games must still be the scalar games against one fresh instance per seat."""
+    game = MegaGem(**options)
+    n = game.num_players
+    weights = random_weights(np.random.default_rng(5), spread=1.5)
+
+    def opponents():
+        return [HeuristicBidder(spec=game.spec, action_spec=game.action_spec),
+                ParametricBidder(spec=game.spec, action_spec=game.action_spec, weights=weights),
+                HeuristicBidder(spec=game.spec, action_spec=game.action_spec)][:n - 1]
+    env = BatchedSelfPlay(5, opponents(), reward="win", seed=1, **options)
+    records = _play(env, 50, seed=n)
+    assert not env._own and len(env._memory) == n - 1  # no instance per game: tables only
+    finished = 0
+    for slot in records:
+        for record in slot:
+            _replay(game, record, opponents(), "win")
+            finished += "end" in record
+    assert finished >= 5 and finished == env.num_episodes
 
 
 def test_state_of_each_game_gives_the_learner_observation():

@@ -43,10 +43,13 @@ policy file, an Agent, a list of those (one per opponent seat, clockwise from th
 (``(name, source)`` pairs, as ``PoolOpponents`` takes them; snapshots are PolicyAgent ``.npz``
 files played with sampled actions). Each step groups the opponent seats to act by pool member
 and calls that member's ``act_batch`` once (a frozen policy: one forward pass for all its seats).
-An agent that remembers the game in progress (``per_game_memory``, e.g. HeuristicBidder) plays
-through one instance per game slot and seat, reset with a seed from the game's hash when its
-game starts; the others (RandomAgent, TruthfulAgent, PolicyAgent) are one instance per member,
-reseeded at :meth:`BatchedSelfPlay.reset`.
+An agent that remembers the game in progress (``per_game_memory``) and can play many games at
+once (``batch_games(num_games)``, e.g. HeuristicBidder and the tuned bidders: their
+:class:`~gemenvs.agents.megagem.BidderGames`) plays all its seats in one call too, game slot ``b``
+and opponent seat ``k`` being game ``b * (n - 1) + k - 1`` of its table, forgotten when a game
+starts there; any other agent with memory plays through one instance per game slot and seat,
+reset with a seed from the game's hash when its game starts; the others (RandomAgent,
+TruthfulAgent, PolicyAgent) are one instance per member, reseeded at :meth:`BatchedSelfPlay.reset`.
 
 **Infos** of a finished game, as ``SingleAgentEnv``'s: ``learner_seat``, ``opponent`` (the
 label the pool's bookkeeping reads), ``win_share`` (1 / number of winners if the learner is
@@ -207,6 +210,8 @@ class BatchedSelfPlay:
         self._stateless: list[bool] = []
         self._shared: dict[int, Agent] = {}                 # id -> the one instance (no per-game memory)
         self._own: dict[tuple[int, int, int], Agent] = {}  # (id, slot, opponent seat) -> its instance
+        self._batchable: list[bool] = []                   # per id: memory, played through batch_games
+        self._memory: dict[int, Any] = {}                  # id -> its games table (batch_games)
         self._pool_ids = np.zeros(0, np.int64)             # pool members now, and their weights
         self._weights = np.zeros(0)
         self._fixed: np.ndarray | None = None              # fixed opponents: an id per opponent seat
@@ -263,8 +268,11 @@ class BatchedSelfPlay:
         self._registry.append((name, source))
         self._ids[key] = i
         self._stateless.append(not getattr(agent, "per_game_memory", True))
+        self._batchable.append(not self._stateless[i] and callable(getattr(agent, "batch_games", None)))
         if self._stateless[i]:
             self._shared[i] = agent
+        elif self._batchable[i]:
+            self._memory[i] = agent.batch_games(self.num_games * (self.num_players - 1))
         return i
 
     def _build(self, source: Any, seed: int) -> Agent:
@@ -295,6 +303,7 @@ class BatchedSelfPlay:
         # forget the agents of sources no longer in the pool nor in a game under way
         keep = set(self._pool_ids.tolist()) | set(np.unique(self._picks).tolist() if self._started else [])
         self._own = {k: v for k, v in self._own.items() if k[0] in keep}
+        self._memory = {i: t for i, t in self._memory.items() if i in keep}
         for i in list(self._shared):
             if i not in keep and isinstance(self._registry[i][1], str):
                 del self._shared[i]
@@ -305,10 +314,19 @@ class BatchedSelfPlay:
             if i not in self._shared:
                 self._shared[i] = self._build(self._registry[i][1], self._agent_seed(_SHARED_SALT, i))
             return self._shared[i]
+        if self._batchable[i]:
+            raise RuntimeError(f"opponent {self._registry[i][0]!r} plays through its games table (_table)")
         key = (i, slot, k)
         if key not in self._own:
             self._own[key] = self._build(self._registry[i][1], 0)
         return self._own[key]
+
+    def _table(self, i: int):
+        """Opponent ``i``'s games table (``batch_games``): game ``b * (n - 1) + k - 1`` is slot ``b``, seat ``k``."""
+        if i not in self._memory:
+            agent = self._build(self._registry[i][1], self._agent_seed(_SHARED_SALT, i))
+            self._memory[i] = agent.batch_games(self.num_games * (self.num_players - 1))
+        return self._memory[i]
 
     # ------------------------------------------------------------------ games
 
@@ -352,7 +370,11 @@ class BatchedSelfPlay:
         for j, b in enumerate(idx.tolist()):
             self._labels[b] = labels[j]
         for k in range(n - 1):  # agents with memory of their game: reset, seeded from the game
-            own = ~np.array([self._stateless[i] for i in self._picks[idx, k].tolist()], np.bool_)
+            picks = self._picks[idx, k]
+            for i in np.unique(picks).tolist():
+                if self._batchable[i]:
+                    self._table(i).reset(idx[picks == i] * (n - 1) + k)
+            own = ~np.array([self._stateless[i] or self._batchable[i] for i in picks.tolist()], np.bool_)
             if own.any():
                 agent_seeds = game_seeds(seeds[own], _AGENT_SALT + k, 0) % np.uint64(2**31)
                 for b, i, s in zip(idx[own].tolist(), self._picks[idx[own], k].tolist(), agent_seeds.tolist()):
@@ -377,6 +399,9 @@ class BatchedSelfPlay:
             rows = np.flatnonzero(member == i)
             if self._stateless[i]:
                 actions[b[rows], p[rows]] = act_batch(self._agent(i, 0, 0), obs[rows], masks[rows])
+            elif self._batchable[i]:
+                games = b[rows] * (self.num_players - 1) + k[rows] - 1
+                actions[b[rows], p[rows]] = self._table(i).act(obs[rows], masks[rows], games)
             else:
                 for r in rows.tolist():
                     actions[b[r], p[r]] = self._agent(i, int(b[r]), int(k[r])).act(obs[r], masks[r])
