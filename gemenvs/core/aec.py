@@ -100,16 +100,17 @@ class GameAECEnv(GameEnvBase, AECEnv):
             self.infos[agent] = {k: v for k, v in self.infos[agent].items() if k != "game_log"}
         if message is not None:
             self._end_illegal(agent, message)
+            self._accumulate_rewards()
         else:
             game, state = self.game, self.game_state
             game.apply_legal(state, self.agent_name_mapping[agent], int(action))
             if game.is_over(state):
                 self._end_game()
+                self._accumulate_rewards()  # every reward is 0.0 before the end: nothing to add then
             else:
                 self.agent_selection = self.possible_agents[game.to_act(state)[0]]
             if self._has_game_log:
                 self._add_log_events()
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

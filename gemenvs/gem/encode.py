@@ -63,10 +63,12 @@ class Encoder:
     """Builds observations and masks for one GEM game configuration.
 
     An observation is built in the frame of seat 0 (seat-relative blocks indexed by seat) and
-    turned into the observer's frame by one gather (:attr:`_perm`). The part that only the gem
-    cards' places decide (card places, gems per player and side, points, capital from gem cards)
-    is kept for the most recent card places, which change only when a card is taken, paid or
-    reinvested: the decisions of an auction's bidders reuse it.
+    turned into the observer's frame by one gather (:attr:`_perm`). Two parts change only now
+    and then and are kept for the latest state seen: the part the gem cards' places decide
+    (card places, gems per player and side, points), which changes when a card is taken, paid
+    or reinvested, and on top of it the coin cards and capital. Both are keyed by the values
+    they are built from (compared on every call), so any state, however it was made, gets its
+    own observation.
     """
 
     def __init__(self, cfg: Config):
@@ -83,11 +85,18 @@ class Encoder:
         self._put(static, "card_cost", cfg.card_cost)
         self._put(static, "coin_value", cfg.coin_values)
         self._static = static
-        self._phase = {phase: k for k, phase in enumerate(PHASE_ORDER)}
+        o = self._o
+        #: per phase, the index of its one-hot slot
+        self._phase_slot = {phase: o["phase"] + k for k, phase in enumerate(PHASE_ORDER)}
+        #: per gem card, the index of its "face down" slot in ``card_place``
+        self._place = [o["card_place"] + (2 + 2 * self.n) * c for c in range(cfg.num_cards)]
         self._perm = self._permutations()
-        self._cards_key = None  # the card places of the cached card part
-        self._cards_base: np.ndarray | None = None  # static + card part, in seat 0's frame
-        self._cards_capital: list[int] = []  # per seat, the INVESTED value of its gem cards
+        # the cached parts: their keys (copies of the state's lists) and seat 0's frame vectors
+        self._cards_key: tuple | None = None     # (owner, invested, face_up)
+        self._cards_base = static                # static + card part
+        self._cards_capital: list[int] = []      # per seat, the INVESTED value of its gem cards
+        self._coins_key: list | None = None      # coins, for the current card part
+        self._base = static                      # card part + coins + capital
 
     def _put(self, v: np.ndarray, name: str, values) -> None:
         """Write ``values`` (game units) into block ``name`` of ``v``, divided by its scale."""
@@ -137,25 +146,24 @@ class Encoder:
         cfg, n, o, sc = self.cfg, self.n, self._o, self._inv_scale
         T = cfg.num_types
         v = self._static.copy()
-        place, width = o["card_place"], 2 + 2 * n
-        face_up = s.face_up
+        face_up, place = s.face_up, self._place
         inv = [[0] * T for _ in range(n)]
         lev = [[0] * T for _ in range(n)]
         cap = [0] * n
         card_gems, card_value, invested = cfg.card_gems, cfg.card_value, s.invested
         for c, owner in enumerate(s.owner):
             if owner < 0:
-                slot = 1 if c in face_up else 0
-            elif invested[c]:
-                slot = 2 + owner
+                v[place[c] + 1 if c in face_up else place[c]] = 1.0
+                continue
+            if invested[c]:
+                v[place[c] + 2 + owner] = 1.0
                 cap[owner] += card_value[c]
-                for t in card_gems[c]:
-                    inv[owner][t] += 1
+                row = inv[owner]
             else:
-                slot = 2 + n + owner
-                for t in card_gems[c]:
-                    lev[owner][t] += 1
-            v[place + width * c + slot] = 1.0
+                v[place[c] + 2 + n + owner] = 1.0
+                row = lev[owner]
+            for t in card_gems[c]:
+                row[t] += 1
         k = o["invested_gems"]
         v[k:k + n * T] = [x * sc["invested_gems"] for row in inv for x in row]
         k = o["leveraged_gems"]
@@ -163,18 +171,36 @@ class Encoder:
         k = o["points"]
         v[k:k + n] = [x * sc["points"] for x in points(inv)]
         self._cards_base, self._cards_capital = v, cap
+        self._cards_key = (list(s.owner), list(s.invested), list(face_up))
+        self._coins_key = None
+
+    def _coin_part(self, s: GemState) -> None:
+        """Rebuild the cached coin cards and capital over the card part (seat 0's frame)."""
+        cfg, n, o = self.cfg, self.n, self._o
+        v = self._cards_base.copy()
+        coins, values, money = s.coins, cfg.coin_values, self._inv_scale["capital"]
+        flat = []
+        for row in coins:
+            flat += row
+        k = o["coins"]
+        v[k:k + n * cfg.num_coins] = flat  # True / False stored as 1.0 / 0.0
+        k = o["capital"]
+        v[k:k + n] = [(x + sum(compress(values, row))) * money for x, row in zip(self._cards_capital, coins)]
+        self._base = v
+        self._coins_key = [list(row) for row in coins]
 
     def observe(self, s: GemState, player: int) -> np.ndarray:
         """The float32 observation of ``player`` (layout: :func:`build_spec`)."""
-        cfg, n, o, sc = self.cfg, self.n, self._o, self._inv_scale
-        key = s.owner + s.invested + s.face_up  # the card places (owner and invested have fixed lengths)
-        if key != self._cards_key:
+        key = self._cards_key
+        if key is None or s.owner != key[0] or s.invested != key[1] or s.face_up != key[2]:
             self._card_part(s)
-            self._cards_key = key
-        v = self._cards_base.copy()
+        if s.coins != self._coins_key:
+            self._coin_part(s)
+        cfg, o, sc = self.cfg, self._o, self._inv_scale
+        v = self._base.copy()
         phase = s.phase
         if phase != OVER:
-            v[o["phase"] + self._phase[phase]] = 1.0
+            v[self._phase_slot[phase]] = 1.0
             v[o["actor"] + s.current] = 1.0
         v[o["round"]] = s.round / cfg.num_rounds
         v[o["final_round"]] = float(s.round == cfg.num_rounds)
@@ -186,14 +212,9 @@ class Encoder:
                 v[locked + 2 * c] = 1.0
             for c in s.reinvested:
                 v[locked + 2 * c + 1] = 1.0
-        coins, values, money = s.coins, cfg.coin_values, sc["capital"]
-        k = o["coins"]
-        v[k:k + n * cfg.num_coins] = [float(up) for row in coins for up in row]
-        k = o["capital"]
-        v[k:k + n] = [(x + sum(compress(values, row))) * money for x, row in zip(self._cards_capital, coins)]
         if phase == BID or phase == PAY or phase == TAKE:
             v[o["opener"] + s.opener] = 1.0
-            k, money = o["bid_state"], sc["bid_amount"]
+            k, amount, money = o["bid_state"], o["bid_amount"], sc["bid_amount"]
             high = 0
             for p, b in enumerate(s.bids):
                 if b is None:
@@ -202,7 +223,7 @@ class Encoder:
                     v[k + 3 * p + 1] = 1.0
                 else:
                     v[k + 3 * p + 2] = 1.0
-                    v[o["bid_amount"] + p] = b * money
+                    v[amount + p] = b * money
                     high = max(high, b)
             v[o["high_bid"]] = high * money
             if phase != BID:
