@@ -152,15 +152,20 @@ def test_defaults_follow_the_game():
 
 
 @pytest.mark.parametrize("path, expected", [
-    ("configs/megagem/selfplay.yaml", {"name": "megagem_selfplay", "options": {"num_players": 4},
-                                       "baselines": ["random", "truthful", "heuristic"]}),
-    ("configs/megagem/selfplay_long.yaml", {"name": "megagem_selfplay_long", "options": {"num_players": 4},
-                                            "baselines": ["random", "truthful", "heuristic"]}),
+    ("configs/megagem/selfplay.yaml", {"name": "megagem_selfplay", "options": {"num_players": 4, "value_chart": "random"},
+                                       "baselines": ["heuristic", "tuned"],
+                                       "opponents": ["random", "truthful", "heuristic", "tuned"]}),
+    ("configs/megagem/selfplay_long.yaml", {"name": "megagem_selfplay_long",
+                                            "options": {"num_players": 4, "value_chart": "random"},
+                                            "baselines": ["heuristic", "tuned"],
+                                            "opponents": ["random", "truthful", "heuristic", "tuned"]}),
     ("configs/gem/selfplay.yaml", {"name": "gem_selfplay", "options": {"num_players": 3},
-                                   "baselines": ["random", "greedy"]}),
+                                   "baselines": ["random", "greedy"], "opponents": ["random", "greedy"]}),
+    ("configs/gemjam/selfplay.yaml", {"name": "gemjam_selfplay", "options": {"num_players": 3},
+                                      "baselines": ["random", "rule"], "opponents": ["random", "rule"]}),
 ])
 def test_shipped_configs_load_unchanged(path, expected):
     cfg = load_config(ROOT / path)
     assert cfg.name == expected["name"] and cfg.env.options == expected["options"]
-    assert cfg.pool.baselines == cfg.eval.opponents == expected["baselines"]
+    assert cfg.pool.baselines == expected["baselines"] and cfg.eval.opponents == expected["opponents"]
     assert (cfg.ppo.n_steps * cfg.n_envs) % cfg.ppo.batch_size == 0

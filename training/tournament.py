@@ -92,7 +92,7 @@ def is_model_path(spec: str) -> bool:
 def build_agent(game: str, spec: str, env, seed: int | None = None, greedy: bool = False):
     """One agent for ``env``: a baseline by name, or a model file read by ``PolicyAgent.load`` (weights
     only, never code; sampled unless ``greedy``). Bad names, missing or unfit files: TournamentError."""
-    from gemenvs.agents.registry import BASELINES, make_agent
+    from gemenvs.agents.registry import FAMILIES, baseline_names, check_agent_name, make_agent
 
     if is_model_path(spec):
         from gemenvs.agents.policy import PolicyAgent, PolicyLoadError
@@ -106,10 +106,12 @@ def build_agent(game: str, spec: str, env, seed: int | None = None, greedy: bool
         except ValueError as e:
             raise TournamentError(str(e)) from None
         return agent
-    if spec not in BASELINES.get(game, {}):
-        known = ", ".join(BASELINES.get(game, {}))
+    try:
+        check_agent_name(game, spec)
+    except ValueError:
+        known = ", ".join(baseline_names(game) + [f"{prefix}:K" for prefix in FAMILIES.get(game, {})])
         raise TournamentError(f"unknown agent {spec!r} for {game}: give a baseline ({known}) or a model file "
-                              f"(.zip or .npz)")
+                              f"(.zip or .npz)") from None
     return make_agent(game, spec, env, seed=seed)
 
 
