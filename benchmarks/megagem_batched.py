@@ -15,6 +15,12 @@ Random masked play, one process, measured side by side in one run:
   action; chance nodes (the valuations) are sampled and not counted. Without ``pyspiel`` the row
   says "not installed".
 
+* ``--selfplay B,...`` adds the single-learner environment of the training path
+  (``BatchedSelfPlay``, random masked learner actions, learner steps per second) against the
+  default config's baseline pool (HeuristicBidder and TunedBidder, drawn per game), two ways:
+  the bidders' games in one ``batch_games`` table per member (what training runs), and one
+  instance per game slot and seat (``batch_memory=False``, the path before it). Same choices.
+
 Every configuration is measured in ``--rounds`` slices taken in turn (so that a change in the load
 of the machine touches them all alike), after a warm-up. The table gives decisions per second and
 their ratios to OpenSpiel and to the scalar env, then the memory per game: the game state
@@ -135,6 +141,28 @@ def openspiel_runner(seed: int) -> Runner | None:
     return Runner("OpenSpiel first_sealed_auction", play)
 
 
+def selfplay_runner(batch: int, players: int, batch_memory: bool, seed: int) -> Runner:
+    """Learner steps of ``BatchedSelfPlay`` against the baseline pool (heuristic, tuned), random masked learner."""
+    from gemenvs.training.batched_env import BatchedSelfPlay
+
+    env = BatchedSelfPlay(batch, None, seed=seed, batch_memory=batch_memory, num_players=players)
+    env.update_opponents([("heuristic", "heuristic"), ("tuned", "tuned")])
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+
+    def play(seconds: float) -> int:
+        steps, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            masks = env.action_masks()
+            env.step(np.argmax(rng.random(masks.shape) * masks, axis=1))
+            steps += batch
+        return steps
+
+    play(0.0)
+    way = "batch_games tables" if batch_memory else "one instance per game and seat"
+    return Runner(f"BatchedSelfPlay B={batch} vs heuristic+tuned, {way}", play)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per configuration (all rounds together)")
@@ -142,8 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=4, choices=(3, 4, 5))
     parser.add_argument("--batches", default="1,64,1024,4096,16384", help="comma-separated batch sizes")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--selfplay", default="", metavar="B,...",
+                        help="also the training path's BatchedSelfPlay at these batch sizes (learner steps/s)")
     args = parser.parse_args(argv)
-    batches = [int(x) for x in args.batches.split(",")]
+    batches = [int(x) for x in args.batches.split(",") if x]
 
     runners: list[Runner] = []
     engines: dict[int, BatchedMegaGem] = {}
@@ -157,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     runners.append(scalar)
     if spiel is not None:
         runners.append(spiel)
+    selfplay = [selfplay_runner(int(b), args.players, way, args.seed)
+                for b in args.selfplay.split(",") if b for way in (True, False)]
+    runners += selfplay
     for _ in range(args.rounds):
         for runner in runners:
             runner.run(args.seconds / args.rounds)
@@ -170,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     print("| configuration | decisions/s | vs OpenSpiel | vs scalar env() |")
     print("|---|---:|---:|---:|")
     for runner in runners:
+        if runner in selfplay:
+            continue
         vs_spiel = f"{runner.rate / spiel.rate:.2f}x" if spiel else "-"
         print(f"| {runner.label} | {runner.rate:,.0f} | {vs_spiel} | {runner.rate / scalar.rate:.1f}x |")
     if spiel is None:
@@ -183,6 +218,13 @@ def main(argv: list[str] | None = None) -> int:
         total = (buffers["observations"] + buffers["masks"]) * batch
         print(f"| {batch} | {engine.state_bytes} | {buffers['observations']:,} | {buffers['masks']:,} | "
               f"{buffers['deal_pool']:,} | {total / 2**20:,.1f} MiB |")
+    if selfplay:
+        print()
+        print("| training-path environment (learner steps) | steps/s | vs one instance per game |")
+        print("|---|---:|---:|")
+        for table, rows in zip(selfplay[::2], selfplay[1::2]):
+            for runner in (table, rows):
+                print(f"| {runner.label} | {runner.rate:,.0f} | {runner.rate / rows.rate:.2f}x |")
     print()
     by_label = {r.label: r for r in runners}
     obs = by_label.get(f"BatchedMegaGem B={TARGET_B} obs+masks")

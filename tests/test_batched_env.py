@@ -134,6 +134,11 @@ def test_bidders_with_memory_play_all_their_games_in_one_table(options):
     env = BatchedSelfPlay(5, opponents(), reward="win", seed=1, **options)
     records = _play(env, 50, seed=n)
     assert not env._own and len(env._memory) == n - 1  # no instance per game: tables only
+    rows = BatchedSelfPlay(5, opponents(), reward="win", seed=1, batch_memory=False, **options)
+    again = _play(rows, 50, seed=n)  # one instance per game slot and seat: the same games
+    assert rows._own and not rows._memory
+    assert all(np.array_equal(x[0], y[0]) for a, b in zip(records, again) for r, q in zip(a, b)
+               for x, y in zip(r["decisions"], q["decisions"]))
     finished = 0
     for slot in records:
         for record in slot:

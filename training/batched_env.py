@@ -182,12 +182,15 @@ class BatchedSelfPlay:
         seed: the engine's seed (game ``j`` of slot ``b`` plays ``game_seeds(seed, b, j)``); None: random.
         env_id: the registry id of a MegaGem environment (its options are validated by it).
         record: keep every game's record, so that ``games.state(b)`` rebuilds game ``b`` (tests).
+        batch_memory: play opponents with memory that have ``batch_games`` through it (default);
+            False plays them through one instance per game slot and seat (the same choices, slower;
+            for comparison in benchmarks).
         **options: MegaGem options (``num_players``, ``value_chart``, ...).
     """
 
     def __init__(self, num_games: int, opponents: Any = "random", *, learner_seat: int | None = None,
                  reward: str = "win", seat_mix: str = "same", seed: int | None = None,
-                 env_id: str = "gemenvs/MegaGem-v0", record: bool = False, **options):
+                 env_id: str = "gemenvs/MegaGem-v0", record: bool = False, batch_memory: bool = True, **options):
         self.aec = make_aec_env(env_id, reward=reward, **options)  # what opponents are built for
         game = self.aec.unwrapped.game
         if game.name != "megagem":
@@ -200,6 +203,7 @@ class BatchedSelfPlay:
         self.num_players = n = self.games.num_players
         self.learner_seat = check_learner_seat(learner_seat, n)
         self.seat_mix = seat_mix
+        self.batch_memory = bool(batch_memory)
         first = self.aec.unwrapped.possible_agents[0]
         self.observation_space = self.aec.unwrapped.observation_space(first)["observation"]
         self.action_space = spaces.Discrete(self.games.num_actions)
@@ -268,7 +272,8 @@ class BatchedSelfPlay:
         self._registry.append((name, source))
         self._ids[key] = i
         self._stateless.append(not getattr(agent, "per_game_memory", True))
-        self._batchable.append(not self._stateless[i] and callable(getattr(agent, "batch_games", None)))
+        self._batchable.append(self.batch_memory and not self._stateless[i]
+                               and callable(getattr(agent, "batch_games", None)))
         if self._stateless[i]:
             self._shared[i] = agent
         elif self._batchable[i]:
