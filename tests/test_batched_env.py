@@ -131,7 +131,7 @@ def test_bidders_with_memory_play_all_their_games_in_one_table(options):
         return [HeuristicBidder(spec=game.spec, action_spec=game.action_spec),
                 ParametricBidder(spec=game.spec, action_spec=game.action_spec, weights=weights),
                 HeuristicBidder(spec=game.spec, action_spec=game.action_spec)][:n - 1]
-    env = BatchedSelfPlay(5, opponents(), reward="win", seed=1, **options)
+    env = BatchedSelfPlay(5, opponents(), reward="win", seed=1, batch_memory=True, **options)
     records = _play(env, 50, seed=n)
     assert not env._own and len(env._memory) == n - 1  # no instance per game: tables only
     rows = BatchedSelfPlay(5, opponents(), reward="win", seed=1, batch_memory=False, **options)

@@ -45,11 +45,12 @@ files played with sampled actions). Each step groups the opponent seats to act b
 and calls that member's ``act_batch`` once (a frozen policy: one forward pass for all its seats).
 An agent that remembers the game in progress (``per_game_memory``) and can play many games at
 once (``batch_games(num_games)``, e.g. HeuristicBidder and the tuned bidders: their
-:class:`~gemenvs.agents.megagem.BidderGames`) plays all its seats in one call too, game slot ``b``
-and opponent seat ``k`` being game ``b * (n - 1) + k - 1`` of its table, forgotten when a game
-starts there; any other agent with memory plays through one instance per game slot and seat,
-reset with a seed from the game's hash when its game starts; the others (RandomAgent,
-TruthfulAgent, PolicyAgent) are one instance per member, reseeded at :meth:`BatchedSelfPlay.reset`.
+:class:`~gemenvs.agents.megagem.BidderGames`) plays all its seats in one call too from
+``BATCH_MEMORY_FROM`` games on (``batch_memory``), game slot ``b`` and opponent seat ``k`` being
+game ``b * (n - 1) + k - 1`` of its table, forgotten when a game starts there; any other agent
+with memory plays through one instance per game slot and seat, reset with a seed from the
+game's hash when its game starts; the others (RandomAgent, TruthfulAgent, PolicyAgent) are one
+instance per member, reseeded at :meth:`BatchedSelfPlay.reset`.
 
 **Infos** of a finished game, as ``SingleAgentEnv``'s: ``learner_seat``, ``opponent`` (the
 label the pool's bookkeeping reads), ``win_share`` (1 / number of winners if the learner is
@@ -92,6 +93,8 @@ from gemenvs.wrappers.single_agent import build_opponent, check_learner_seat, ma
 
 #: salts of the hashes of a game's seed that draw its learner seat, its opponents and their seeds
 _SEAT_SALT, _PICK_SALT, _AGENT_SALT, _SHARED_SALT, _RESEED_SALT = 1, 2, 16, 3, 4
+#: games from which opponents with memory play through their batch_games tables by default
+BATCH_MEMORY_FROM = 32
 #: rounds of opponents' decisions that may follow one learner decision before something is wrong
 _MAX_ROUNDS = 1000
 
@@ -182,15 +185,18 @@ class BatchedSelfPlay:
         seed: the engine's seed (game ``j`` of slot ``b`` plays ``game_seeds(seed, b, j)``); None: random.
         env_id: the registry id of a MegaGem environment (its options are validated by it).
         record: keep every game's record, so that ``games.state(b)`` rebuilds game ``b`` (tests).
-        batch_memory: play opponents with memory that have ``batch_games`` through it (default);
-            False plays them through one instance per game slot and seat (the same choices, slower;
-            for comparison in benchmarks).
+        batch_memory: play opponents with memory that have ``batch_games`` through it (True), or
+            through one instance per game slot and seat (False; the same choices). None (default):
+            True from :data:`BATCH_MEMORY_FROM` games on; with fewer games the numpy pass's fixed
+            cost outweighs what it saves (``benchmarks/megagem_batched.py --selfplay 8,64``:
+            0.8x at 8 games, 1.5x at 64).
         **options: MegaGem options (``num_players``, ``value_chart``, ...).
     """
 
     def __init__(self, num_games: int, opponents: Any = "random", *, learner_seat: int | None = None,
                  reward: str = "win", seat_mix: str = "same", seed: int | None = None,
-                 env_id: str = "gemenvs/MegaGem-v0", record: bool = False, batch_memory: bool = True, **options):
+                 env_id: str = "gemenvs/MegaGem-v0", record: bool = False, batch_memory: bool | None = None,
+                 **options):
         self.aec = make_aec_env(env_id, reward=reward, **options)  # what opponents are built for
         game = self.aec.unwrapped.game
         if game.name != "megagem":
@@ -203,7 +209,7 @@ class BatchedSelfPlay:
         self.num_players = n = self.games.num_players
         self.learner_seat = check_learner_seat(learner_seat, n)
         self.seat_mix = seat_mix
-        self.batch_memory = bool(batch_memory)
+        self.batch_memory = B >= BATCH_MEMORY_FROM if batch_memory is None else bool(batch_memory)
         first = self.aec.unwrapped.possible_agents[0]
         self.observation_space = self.aec.unwrapped.observation_space(first)["observation"]
         self.action_space = spaces.Discrete(self.games.num_actions)
