@@ -9,7 +9,7 @@
 | Action shape | (1,) |
 | Action values | Discrete(232) for 2 players, 233 for 3, 234 for 4 (default manifest) |
 | Observation shape | dict: `observation` float32 vector, `action_mask` int8 vector |
-| Observation size | 2395 (2 players), 3043 (3 players), 3691 (4 players) |
+| Observation size | 2491 (2 players), 3187 (3 players), 3883 (4 players) |
 
 Collect four completed gem sets in your Gem Shrine; bank gold and spells in your Vault; cast
 Gem Jams to make opponents pay, steal and destroy gems and sets, and answer spells with Counter

@@ -114,3 +114,35 @@ def test_game_log_reaches_infos_as_each_agent_may_see_it():
     assert any("cast" in e for e in full) and len(full) > 20
     for i, a in enumerate(raw.possible_agents):
         assert read[a] == raw.game_log(a) == raw.game.game_log(raw.game_state, i)
+
+
+def test_type_progress_summarises_every_shrine_from_the_observers_seat():
+    """type_progress row r, type t: fullest incomplete set's fill and Basic, completed sets, all gems of t."""
+    env = gemjam_v0.env(num_players=3)
+    game = env.unwrapped.game
+    cfg = game.cfg
+    rng = np.random.default_rng(3)
+    state = game.new_state(11)
+    checked = 0
+    while not game.is_over(state) and checked < 40:
+        p = game.to_act(state)[0]
+        game.apply(state, p, int(rng.choice(np.flatnonzero(game.legal_mask(state, p)))))
+        if len(state.log) % 25:
+            continue
+        checked += 1
+        viewer = int(rng.integers(3))
+        got = game.spec.decode(game.observe(state, viewer))["type_progress"]
+        for q in range(3):
+            want = np.zeros((cfg.T, 4))
+            for s in state.shrines[q]:
+                t, gems = s[1], s[4]
+                want[t, 3] += len(gems)
+                if len(gems) == cfg.size[t] and cfg.basic_of[t] in gems:
+                    want[t, 2] += 1
+                    continue
+                fill = len(gems) / cfg.size[t]
+                if (fill, cfg.basic_of[t] in gems) > (want[t, 0], want[t, 1]):
+                    want[t, 0], want[t, 1] = fill, cfg.basic_of[t] in gems
+            want[:, 2:] /= 4  # stored as counts / 4
+            np.testing.assert_allclose(got[(q - viewer) % 3], want, atol=1e-6, err_msg=f"seat {q} seen by {viewer}")
+    assert checked >= 10

@@ -24,7 +24,7 @@ def test_demonstrations_are_the_teachers_legal_choices_with_discounted_returns()
     gamma = 0.9
     data = collect(GEMJAM, {"num_players": 3}, "rule", games=2, seed=5, reward="win", gamma=gamma)
     n = len(data)
-    assert data.obs.shape == (n, 3043) and data.masks.shape == (n, 233) and data.obs.dtype == np.float32
+    assert data.obs.shape == (n, 3187) and data.masks.shape == (n, 233) and data.obs.dtype == np.float32
     assert set(np.unique(data.game)) == {5, 6}
     assert data.masks[np.arange(n), data.actions].all(), "every demonstrated action is legal where it was taken"
     env = make_aec_env(GEMJAM, num_players=3)

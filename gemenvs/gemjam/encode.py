@@ -57,6 +57,11 @@ class Encoder:
                "per player, per set slot: type one-hot, Basic gems /4, Dual gems /4, each wildcard /4 "
                "(Rainbow, Mushroom, Poison, Mirror), complete, guarded, broken this turn")
         sp.add("complete_sets", n, "completed sets per player", scale=4.0, high=20.0)
+        sp.add("type_progress", (n, T, 4),
+               "per player, per gem type (a summary of the Shrine): fill of its fullest incomplete set of "
+               "the type (gems / set size), whether that set holds the type's Basic, completed sets of "
+               "the type /4, gems representing the type in all its sets /4 (what a Gem Jam counts)",
+               high=6.0)
         sp.add("discard", K, "the Discard Pile: cards of each kind", scale=4.0, high=most)
         sp.add("piles", 4, "Draw Pile size, Discard Pile size, King's Vault size (/172), Discard Pile recycled",
                high=2.0)
@@ -70,6 +75,22 @@ class Encoder:
                                   "max_rounds /1000", high=20.0)
         self.o = {s.name: s.offset for s in sp.slices}
         self.size = sp.size  # a property that computes; read once
+
+    def _type_progress(self, x: np.ndarray, base: int, shrine: list, complete: list) -> None:
+        """Write one player's ``type_progress`` rows (T x 4, see the spec) at ``x[base:]``."""
+        size, basic_of = self.cfg.size, self.cfg.basic_of
+        for s, done in zip(shrine, complete):
+            t = s[S_TYPE]
+            f = base + 4 * t
+            gems = s[S_GEMS]
+            x[f + 3] += len(gems) / 4
+            if done:
+                x[f + 2] += 0.25
+                continue
+            fill = len(gems) / size[t]
+            if fill > x[f] or (fill == x[f] and not x[f + 1]):
+                x[f] = fill
+                x[f + 1] = basic_of[t] in gems
 
     def observe(self, state, p: int) -> np.ndarray:
         """The observation of seat ``p``."""
@@ -112,6 +133,7 @@ class Encoder:
                 base = o["known_vaults"] + r * K
                 for k in state.seen_vault[p][q]:
                     x[base + k] += 0.25
+            self._type_progress(x, o["type_progress"] + r * T * 4, state.shrines[q], complete)
             base = o["shrines"] + r * MAX_SETS * self.set_features
             for i, s in enumerate(state.shrines[q][:MAX_SETS]):
                 f = base + i * self.set_features
