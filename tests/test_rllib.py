@@ -32,6 +32,7 @@ def test_backend_defaults_to_sb3_and_rllib_section_loads():
     (["rllib.self_play_share=1.5"], "rllib.self_play_share must be in [0, 1]"),
     (["rllib.num_runners=2"], "did you mean 'num_env_runners'"),
     (["backend=rllib", "rllib.address=''"], "rllib.address must be null, 'auto' or HOST:PORT"),
+    (["backend=rllib", "rllib.address=head-node"], "rllib.address must be null, 'auto' or HOST:PORT"),
     (["backend=rllib", "ppo.target_kl=0.02"], "backend rllib: ppo.target_kl must be null"),
     (["backend=rllib", "pretrain.teacher=heuristic"], "backend rllib: pretrain.teacher must be null"),
     (["backend=rllib", "rllib.train_batch_size=100", "ppo.batch_size=128"],
@@ -55,6 +56,15 @@ def test_cli_reports_a_config_error_in_one_line(tmp_path, capsys):
 
 
 # ----------------------------------------------------------------------------- with Ray
+
+def test_a_cluster_address_that_does_not_answer_is_one_line_and_no_run_folder(tmp_path, capsys):
+    pytest.importorskip("ray.rllib")
+    (tmp_path / "c.yaml").write_text("backend: rllib\nenv: {id: gemenvs/GEM-v0}\n")
+    assert main([str(tmp_path / "c.yaml"), "rllib.address=127.0.0.1:1", f"run_root={tmp_path}", "name=x"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gemenvs-train: error: rllib.address: nothing answers at 127.0.0.1:1") and "\n" not in err
+    assert not (tmp_path / "x").exists()
+
 
 @pytest.mark.parametrize("env_id", GAMES)
 def test_env_adapter_plays_whole_games(env_id):

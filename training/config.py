@@ -634,8 +634,10 @@ def check_rllib(cfg: TrainConfig) -> None:
         if used:
             raise ConfigError(f"backend rllib: {key} must be {fix}; got {_get(cfg, key)[0]!r}")
     address = cfg.rllib.address
-    if address is not None and (not address.strip() or address != address.strip()):
-        raise ConfigError(f"rllib.address must be null, 'auto' or HOST:PORT of a Ray cluster; got {address!r}")
+    if address is not None and address != "auto" and "://" not in address:
+        host, _, port = address.rpartition(":")
+        if not host or host != host.strip() or not port.isdigit():
+            raise ConfigError(f"rllib.address must be null, 'auto' or HOST:PORT of a Ray cluster; got {address!r}")
     batch = cfg.rllib.train_batch_size or cfg.ppo.n_steps * cfg.n_envs
     if cfg.ppo.batch_size > batch:
         raise ConfigError(f"ppo.batch_size ({cfg.ppo.batch_size}) must be at most the training batch, "

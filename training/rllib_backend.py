@@ -36,6 +36,7 @@ import csv
 import json
 import math
 import os
+import socket
 import time
 import zlib
 from functools import partial
@@ -185,16 +186,30 @@ def algo_config(cfg: TrainConfig) -> PPOConfig:
     )
 
 
+def check_reachable(address: str) -> None:
+    """A HOST:PORT address must accept a connection within 5 s (``ray.init`` would retry for minutes)."""
+    if address == "auto" or "://" in address:
+        return
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as e:
+        raise ConfigError(f"rllib.address: nothing answers at {address} ({e.strerror or e}); start the cluster's head "
+                          f"with `ray start --head --port={port}` (see docs/scaling.md)") from None
+
+
 def start_ray(cfg: TrainConfig) -> bool:
     """Join the cluster at ``rllib.address``, or start Ray on this machine; whether this call started it.
 
-    A local Ray is told it has enough CPUs for every env runner plus the learner (runners past the
+    A local Ray is a new one even where ``ray start`` runs a cluster here (joining it is ``address:
+    auto``), and is told it has enough CPUs for every env runner plus the learner (runners past the
     real cores share them), so a run never waits for resources that this machine lacks.
     """
     if ray.is_initialized():
         return False
     r = cfg.rllib
     if r.address is not None:
+        check_reachable(r.address)
         try:
             ray.init(address=r.address, log_to_driver=False)
         except (ConnectionError, RuntimeError, ValueError) as e:
@@ -202,7 +217,7 @@ def start_ray(cfg: TrainConfig) -> bool:
                               f"with `ray start --head` (see docs/scaling.md)") from None
         return True
     cpus = max(os.cpu_count() or 1, math.ceil(r.num_env_runners * r.num_cpus_per_env_runner) + 1)
-    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+    ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
              runtime_env={"env_vars": {"OMP_NUM_THREADS": str(cfg.torch_threads),
                                        "MKL_NUM_THREADS": str(cfg.torch_threads)}})
     return True
@@ -367,11 +382,11 @@ def train(cfg: TrainConfig, resume: str | os.PathLike | None = None) -> Path:
     if cfg.pool.sampling == "prioritized" and cfg.pool.baselines:
         print("note: backend rllib draws the league uniformly (pool.sampling, priority_power and window are not used)")
     torch.set_num_threads(cfg.torch_threads)
-    run_dir = prepare_run_dir(cfg)
-    save_config(cfg, run_dir / "config.yaml")
-    started = start_ray(cfg)
+    started = start_ray(cfg)  # first: a cluster that cannot be joined leaves no run folder behind
     algo = None
     try:
+        run_dir = prepare_run_dir(cfg)
+        save_config(cfg, run_dir / "config.yaml")
         algo = algo_config(cfg).build_algo()
         league = League(cfg, run_dir, algo)
         if league.slots:  # the frozen versions start as the initial main
@@ -391,7 +406,7 @@ def train(cfg: TrainConfig, resume: str | os.PathLike | None = None) -> Path:
                 f.flush()
                 step, prev = row["env_steps"], (row["env_steps"], row["seconds"])
                 rates = league.after_iteration(step)
-                wins = ", ".join(f"{k[9:]} {row[k]:.0%}" for k in PROGRESS_FIELDS[-3:] if row[k] is not None)
+                wins = ", ".join(f"{k[9:]} {row[k]:.0%}" for k in PROGRESS_FIELDS[-3:] if row[k] is not None and row[k] == row[k])
                 print(f"iteration {row['iteration']}: {step} steps, {row['env_steps_per_s']:.0f} steps/s"
                       + (f", win share vs {wins}" if wins else "")
                       + (", eval " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()) if rates else ""), flush=True)
