@@ -12,8 +12,9 @@ from itertools import compress
 import numpy as np
 
 from gemenvs.core.spec import ObservationSpec
-from gemenvs.gem.rules import (BID, OVER, PASSED, PAY, REINVEST, TAKE, Config, GemState, capital, high_bid, legal_actions,
-                              points)
+from gemenvs.gem.rules import (
+    BID, OVER, PASSED, PAY, REINVEST, TAKE, Config, GemState, capital, high_bid, legal_actions, points,
+)
 
 PHASE_ORDER = (BID, PAY, TAKE, REINVEST)
 
@@ -91,6 +92,9 @@ class Encoder:
         #: per gem card, the index of its "face down" slot in ``card_place``
         self._place = [o["card_place"] + (2 + 2 * self.n) * c for c in range(cfg.num_cards)]
         self._perm = self._permutations()
+        # build_spec lays invested_gems, leveraged_gems and points side by side (the card part writes them at once)
+        block = self.n * cfg.num_types
+        assert o["points"] == o["leveraged_gems"] + block == o["invested_gems"] + 2 * block
         # the cached parts: their keys (copies of the state's lists) and seat 0's frame vectors
         self._cards_key: tuple | None = None     # (owner, invested, face_up)
         self._cards_base = static                # static + card part
@@ -164,12 +168,13 @@ class Encoder:
                 row = lev[owner]
             for t in card_gems[c]:
                 row[t] += 1
+        # invested_gems, leveraged_gems and points lie side by side: one write
+        gems_scale, lev_scale, points_scale = sc["invested_gems"], sc["leveraged_gems"], sc["points"]
+        values = [x * gems_scale for row in inv for x in row]
+        values += [x * lev_scale for row in lev for x in row]
+        values += [x * points_scale for x in points(inv)]
         k = o["invested_gems"]
-        v[k:k + n * T] = [x * sc["invested_gems"] for row in inv for x in row]
-        k = o["leveraged_gems"]
-        v[k:k + n * T] = [x * sc["leveraged_gems"] for row in lev for x in row]
-        k = o["points"]
-        v[k:k + n] = [x * sc["points"] for x in points(inv)]
+        v[k:k + len(values)] = values
         self._cards_base, self._cards_capital = v, cap
         self._cards_key = (list(s.owner), list(s.invested), list(face_up))
         self._coins_key = None
