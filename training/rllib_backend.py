@@ -47,6 +47,7 @@ import numpy as np
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.training.checkpoint import prepare_run_dir
 from gemenvs.training.config import ConfigError, TrainConfig, save_config
+from gemenvs.training.pool import pool_baselines
 
 try:
     import ray
@@ -124,21 +125,14 @@ def baseline_share(cfg: TrainConfig) -> float:
 
 
 def baselines(cfg: TrainConfig) -> list[str]:
-    """The opponents played inside the environment: pool.baselines, plus the tuned bidder family's
-    members when pool.family asks for them (MegaGem)."""
-    names = list(cfg.pool.baselines or [])
-    family = getattr(cfg.pool, "family", None)
-    if family is not None and family.members:
-        from gemenvs.agents.megagem_family import member_name
-
-        names += [member_name(k, family.spread) for k in range(family.members)]
-    return names
+    """The opponents played inside the environment: the pool's baselines, as on the SB3 path
+    (pool.baselines, then the tuned bidder family's pool.family members)."""
+    return pool_baselines(cfg.pool)
 
 
 def eval_options(cfg: TrainConfig) -> dict:
-    """Keyword arguments of :func:`gemenvs.training.evaluate.evaluate` that the config sets (eval.charts)."""
-    charts = getattr(cfg.eval, "charts", None)
-    return {} if charts is None else {"charts": charts}
+    """Keyword arguments of :func:`gemenvs.training.evaluate.evaluate` beyond the SB3 path's common ones."""
+    return {"charts": cfg.eval.charts}
 
 
 def env_config(cfg: TrainConfig) -> dict:
