@@ -171,3 +171,28 @@ def test_random_and_greedy_agents_play():
     result = run_match(lambda: gem_v0.env(num_players=3), greedy,
                        [RandomAgent.for_env(env, seed=1), RandomAgent.for_env(env, seed=2)], games=24, seed=1000)
     assert result.games == 24 and result.win_rate >= 0.7
+
+
+def test_observation_cache_follows_any_state():
+    """The encoder keeps the card and coin parts of the latest state it saw (keyed by their
+    values): two games observed in turn, and a state changed by hand in place, still get the
+    observation of an encoder that never saw another state."""
+    from gemenvs.gem import Gem
+    from gemenvs.gem.encode import Encoder
+
+    g = Gem(num_players=3)
+    rng = np.random.default_rng(5)
+    games = [g.new_state(1), g.new_state(2)]
+    for _ in range(60):
+        for s in games:
+            if g.is_over(s):
+                continue
+            for p in range(3):
+                assert np.array_equal(g.observe(s, p), Encoder(g.cfg).observe(s, p))
+            legal = g.legal_actions(s, s.current)
+            g.apply_legal(s, s.current, int(legal[rng.integers(legal.size)]))
+    s = games[0]
+    g.observe(s, 0)
+    s.owner[s.owner.index(-1)] = 1  # in place: the same list objects, new values
+    s.coins[2][0] = not s.coins[2][0]
+    assert np.array_equal(g.observe(s, 0), Encoder(g.cfg).observe(s, 0))

@@ -110,8 +110,12 @@ class Encoder:
 
     def _permutations(self) -> list[np.ndarray | None]:
         """Per observer, the gather taking seat 0's frame to the observer's (None for seat 0):
-        entry k of a seat-relative block is seat ``(observer + k) % n``'s."""
+        entry k of a seat-relative block is seat ``(observer + k) % n``'s. Shared (read-only) by
+        every encoder of the same layout."""
         n, size = self.n, self.spec.size
+        layout = tuple((s.name, s.offset, s.shape) for s in self.spec.slices)
+        if layout in _PERMUTATIONS:
+            return _PERMUTATIONS[layout]
         perms: list[np.ndarray | None] = [None]
         for player in range(1, n):
             seats = [(player + k) % n for k in range(n)]
@@ -124,7 +128,9 @@ class Encoder:
             block = np.arange(sl.offset, sl.stop).reshape(self.cfg.num_cards, 2 + 2 * n)
             cols = [0, 1] + [2 + q for q in seats] + [2 + n + q for q in seats]
             idx[sl.offset:sl.stop] = block[:, cols].ravel()
+            idx.flags.writeable = False
             perms.append(idx)
+        _PERMUTATIONS[layout] = perms
         return perms
 
     def mask(self, s: GemState, player: int) -> np.ndarray:
@@ -241,6 +247,9 @@ class Encoder:
         perm = self._perm[player]
         return v if perm is None else v[perm]
 
+
+#: the gathers of :meth:`Encoder._permutations`, per observation layout
+_PERMUTATIONS: dict[tuple, list[np.ndarray | None]] = {}
 
 #: the blocks whose rows are per seat (entry k: the k-th player to the observer's left)
 SEAT_BLOCKS = ("actor", "coins", "capital", "invested_gems", "leveraged_gems", "points", "opener", "bid_state",

@@ -74,7 +74,18 @@ class Config:
         self.reinvest_id = self.actions["reinvest"].start
         self.end_id = self.actions["end"].start
         #: ``(range name, argument)`` of every action id, decoded once (``play`` reads it per decision)
-        self.decoded = tuple(self.actions.decode(a) for a in range(self.actions.size))
+        self.decoded = decoded_actions(self.actions)
+
+
+_DECODED: dict[tuple, tuple[tuple[str, int], ...]] = {}
+
+
+def decoded_actions(actions) -> tuple[tuple[str, int], ...]:
+    """``actions.decode(a)`` of every action id, shared by every game of the same action layout."""
+    layout = tuple((r.name, r.start, r.size) for r in actions.ranges)
+    if layout not in _DECODED:
+        _DECODED[layout] = tuple(actions.decode(a) for a in range(actions.size))
+    return _DECODED[layout]
 
 
 @dataclass(eq=False)
