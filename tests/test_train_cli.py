@@ -46,7 +46,7 @@ def assert_one_line_error(code: int, err: str, *parts: str) -> None:
     ("ppo.n_epochs=0", "ppo.n_epochs must be at least 1; got 0"),
     ("ppo.n_steps=0", "ppo.n_steps must be at least 1; got 0"),
     ("ppo.batch_size=1", "ppo.batch_size must be at least 2; got 1"),
-    ("ppo.batch_size=300", "ppo.batch_size (300) must divide one rollout, ppo.n_steps * n_envs = 256 * 8 = 2048"),
+    ("ppo.batch_size=300", "ppo.batch_size (300) must divide one rollout, ppo.n_steps * n_envs = 32 * 64 = 2048"),
     ("ppo.batch_size=4096", "ppo.batch_size (4096) must divide one rollout"),
     ("ppo.net_arch=[64, 0]", "ppo.net_arch[1] must be a positive layer size; got 0"),
     ("ppo.net_arch=[64, 1.5]", "ppo.net_arch[1] must be an integer; got 1.5"),
