@@ -31,8 +31,21 @@ FAMILIES: dict[str, dict[str, str]] = {
 
 #: agent name -> "module:Class" of the search agents, for every game: built by make_agent (keyword arguments
 #: go to the agent, e.g. ``make_agent("megagem", "ismcts", env, simulations=64)``) but not baselines, since
-#: they play only where the match runner hands them the engine state (agents/match.py: decide)
+#: they play only where the match runner hands them the engine state (agents/match.py: decide). A name may
+#: carry the budget, ``"ismcts:64"`` (64 simulations per decision): the module's parse_name(name) gives the
+#: keyword arguments of a name, or a ValueError for a bad one (check_agent_name calls it)
 SEARCH_AGENTS: dict[str, str] = {"ismcts": "gemenvs.agents.search:ISMCTSAgent"}
+
+
+def _search_agent(name) -> str | None:
+    """The "module:Class" of search agent ``name`` (``"ismcts"``, ``"ismcts:64"``), or None."""
+    return SEARCH_AGENTS.get(name.partition(":")[0]) if isinstance(name, str) else None
+
+
+def _named_extras(game: str) -> str:
+    """The agent names beyond the baselines, for error messages: ``", tuned_family:K, ismcts, ismcts:N"``."""
+    return "".join(f", {prefix}:K" for prefix in FAMILIES.get(game, {})) + \
+        "".join(f", {name}, {name}:N" for name in SEARCH_AGENTS)
 
 
 def baseline_names(game: str) -> list[str]:
@@ -46,9 +59,17 @@ def make_agent(game: str, name: str, env, seed: int | None = None, **kwargs):
     """Build baseline ``name`` of ``game`` for ``env`` (e.g. ``make_agent("megagem", "heuristic", env)``),
     or a search agent (:data:`SEARCH_AGENTS`) with its ``kwargs``."""
     names = baseline_names(game)
-    if name in SEARCH_AGENTS:
-        module, cls = SEARCH_AGENTS[name].split(":")
-        return getattr(importlib.import_module(module), cls).for_env(env, seed=seed, **kwargs)
+    search = _search_agent(name)
+    if search is not None:
+        module, cls = search.split(":")
+        module = importlib.import_module(module)
+        named = module.parse_name(name)
+        twice = sorted(set(named) & set(kwargs))
+        if twice:
+            raise TypeError(f"agent {name!r} already sets {', '.join(twice)}; give it once")
+        agent = getattr(module, cls).for_env(env, seed=seed, **named, **kwargs)
+        agent.name = name  # tables and saved games tell budgets apart
+        return agent
     if kwargs:
         raise TypeError(f"agent {name!r} takes no keyword arguments; got {', '.join(kwargs)}")
     family = FAMILIES.get(game, {}).get(name.partition(":")[0]) if isinstance(name, str) else None
@@ -56,20 +77,21 @@ def make_agent(game: str, name: str, env, seed: int | None = None, **kwargs):
         module, fn = family.split(":")
         return getattr(importlib.import_module(module), fn)(env, name, seed=seed)
     if name not in BASELINES[game]:
-        extra = "".join(f", {prefix}:K" for prefix in FAMILIES.get(game, {}))
-        raise ValueError(f"unknown agent {name!r} for {game}; known: {', '.join(names)}{extra}")
+        raise ValueError(f"unknown agent {name!r} for {game}; known: {', '.join(names)}{_named_extras(game)}")
     module, cls = BASELINES[game][name].split(":")
     return getattr(importlib.import_module(module), cls).for_env(env, seed=seed)
 
 
 def check_agent_name(game: str, name: str) -> None:
     """A ``ValueError`` naming the problem unless ``make_agent(game, name, ...)`` knows ``name`` (a baseline,
-    or a family member whose name parses), without building anything."""
+    a family member or a search agent whose name parses), without building anything."""
     names = baseline_names(game)
     family = FAMILIES.get(game, {}).get(name.partition(":")[0])
+    search = _search_agent(name)
     if family is not None:
         module = family.split(":")[0]
         importlib.import_module(module).parse_member(name)
+    elif search is not None:
+        importlib.import_module(search.split(":")[0]).parse_name(name)
     elif name not in names:
-        extra = "".join(f", {prefix}:K" for prefix in FAMILIES.get(game, {}))
-        raise ValueError(f"unknown opponent {name!r} for {game}; known: {', '.join(names)}{extra}")
+        raise ValueError(f"unknown opponent {name!r} for {game}; known: {', '.join(names)}{_named_extras(game)}")

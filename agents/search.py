@@ -27,8 +27,10 @@ action (ties: higher mean reward, then the lower id).
 from __future__ import annotations
 
 import importlib
+import inspect
 import math
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -229,6 +231,26 @@ class _Node:
                    + c * math.sqrt(log_n / self.visits[a]))
 
 
+#: what follows ``ismcts:`` in a registry name: the simulations per decision (1 to 9 digits, no leading zero)
+_BUDGET = re.compile(r"[1-9][0-9]{0,8}")
+
+
+def parse_name(name: str) -> dict:
+    """The keyword arguments a registry name gives :class:`ISMCTSAgent`: ``"ismcts"`` -> ``{}`` (the
+    default budget), ``"ismcts:64"`` -> ``{"simulations": 64}``; a ``ValueError`` says what is wrong with a bad one."""
+    prefix, sep, rest = name.partition(":") if isinstance(name, str) else (name, "", "")
+    if prefix != ISMCTSAgent.name:
+        raise ValueError(f"{name!r} is not an {ISMCTSAgent.name} agent name")
+    if not sep:
+        return {}
+    if _BUDGET.fullmatch(rest) is None:
+        default = inspect.signature(ISMCTSAgent).parameters["simulations"].default
+        raise ValueError(f"bad search agent name {name!r}: the budget after 'ismcts:' is the simulations per "
+                         f"decision, an integer from 1 to 999999999 without leading zeros (e.g. ismcts:64); "
+                         f"plain 'ismcts' runs {default}")
+    return {"simulations": int(rest)}
+
+
 def _positive_int(name: str, value) -> int:
     """``value`` as an int >= 1, else a ValueError naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -263,4 +285,4 @@ def _rollout_policy(game, rollout):
     return policy
 
 
-__all__ = ["HEURISTIC_BASELINE", "ISMCTSAgent", "REWARDS"]
+__all__ = ["HEURISTIC_BASELINE", "ISMCTSAgent", "REWARDS", "parse_name"]

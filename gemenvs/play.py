@@ -337,11 +337,14 @@ def play_human_game(game: Game, seat: int, agents: Sequence, seed: int, screen: 
     other seat; return the final state.
 
     The loop is :func:`gemenvs.agents.match.play_engine_game`'s (the first seat of ``to_act``
-    decides; agents see their own observation and mask; every action goes through
-    ``game.apply``; agent ``p`` is reseeded with ``seed * 1009 + p``), with the person's seat
+    decides; agents see their own observation and mask, and a search agent such as ``ismcts:16``
+    is handed the state too, through :func:`gemenvs.agents.match.decide`; every action goes
+    through ``game.apply``; agent ``p`` is reseeded with ``seed * 1009 + p``), with the person's seat
     asked through ``screen``. Raises :class:`QuitGame` when the person leaves, EOFError when the
     input ends.
     """
+    from gemenvs.agents.match import decide
+
     if not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be in 0..{game.num_players - 1}; got {seat}")
     names = list(names) if names is not None else ["bot"] * game.num_players
@@ -357,7 +360,7 @@ def play_human_game(game: Game, seat: int, agents: Sequence, seed: int, screen: 
         if p == seat:
             action = ask_decision(game, state, seat, screen, recent)
         else:
-            action = agents[p].act(game.observe(state, p), game.legal_mask(state, p))
+            action = decide(agents[p], state, p, game.observe(state, p), game.legal_mask(state, p))
         game.apply(state, p, action)
     screen.heading(f"{game_title(game)} - game over")
     for line in recent.new_lines(state):

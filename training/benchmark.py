@@ -14,7 +14,10 @@ not the benchmark's figure.
 
 Every metric is read from the engine's final state (MegaGem's auction history, loans,
 investments, mission owners and coins; GEM's card owners and sides, by replaying the decision
-log through the engine), never from rendered text.
+log through the engine), never from rendered text. A POLICY may be a search agent (``ismcts:N``, N
+simulations per decision): the games run through :func:`gemenvs.agents.match.play_engine_game` and
+the best-response training of ``exploit`` through :class:`gemenvs.wrappers.SingleAgentEnv`, both of
+which hand it the engine state (:func:`gemenvs.agents.match.decide`).
 
 **megagem-bidding-v1** (charts A-E x 3, 4, 5 players, 20 deals per cell, field: heuristic,
 truthful, random, heuristic clockwise after the policy, as many as the seats need, reversed in odd
@@ -484,7 +487,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                "  gemenvs-benchmark exploit heuristic\n")
     p.add_argument("suite", metavar="BENCHMARK", help="bidding (megagem-bidding-v1), gem (gem-bidding-v1) or exploit "
                                                       "(approximate exploitability)")
-    p.add_argument("policies", nargs="+", metavar="POLICY", help="baseline names and/or model files (.zip, .npz)")
+    p.add_argument("policies", nargs="+", metavar="POLICY", help="baseline names, search agents (ismcts, or ismcts:N "
+                                                                  "for N simulations per decision) and/or model files "
+                                                                  "(.zip, .npz)")
     p.add_argument("--deals", type=int, default=None, help="deals per cell for a quick look (default: the benchmark's)")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     p.add_argument("--greedy", action="store_true", help="model files play their most likely action (default: sample)")

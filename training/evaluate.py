@@ -2,7 +2,10 @@
 
 The focal agent takes every seat in turn (``gemenvs.agents.run_match``), every other seat is a
 copy of one baseline. Games are split over worker processes in blocks that keep the serial
-seeds and seat rotation, so the result does not depend on the number of workers.
+seeds and seat rotation, so the result does not depend on the number of workers. An opponent may be
+a search agent (``ismcts:8``: ISMCTS with 8 simulations per decision): the games run through
+:func:`gemenvs.agents.match.play_game`, which hands agents with ``needs_state`` the engine state
+(:func:`gemenvs.agents.match.decide`); the focal policy only ever sees its observation and mask.
 
 With ``charts`` (MegaGem's value charts, e.g. ``["A", "B", "C", "D", "E"]``) each opponent's games
 are split evenly over the charts, every chart's games played with that ``value_chart`` option;

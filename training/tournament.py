@@ -16,7 +16,9 @@ balanced.
 **Seeds.** Deal ``d`` (cycle ``c``, lineup ``l``: ``d = c * lineups + l``) is game seed ``seed + d``
 (without ``duplicate`` every game ``g`` has seed ``seed + g``); the agent in seat ``s`` of game
 ``g`` is reseeded from ``(seed, g, s)``. Games run directly on the core engine
-(:func:`gemenvs.agents.match.play_engine_game`), each agent seeing only its own seat.
+(:func:`gemenvs.agents.match.play_engine_game`), each agent seeing only its own seat; a search agent
+(``ismcts:N``) is handed the engine state through :func:`gemenvs.agents.match.decide` and searches
+only states its seat cannot tell apart.
 
 **Results.** Every game is one JSON line of ``results.jsonl`` (index, deal, seed, seats, options,
 scores, winners, ranks and the engine's decision log), appended as games finish. A killed
@@ -90,9 +92,11 @@ def is_model_path(spec: str) -> bool:
 
 
 def build_agent(game: str, spec: str, env, seed: int | None = None, greedy: bool = False):
-    """One agent for ``env``: a baseline by name, or a model file read by ``PolicyAgent.load`` (weights
-    only, never code; sampled unless ``greedy``). Bad names, missing or unfit files: TournamentError."""
-    from gemenvs.agents.registry import FAMILIES, baseline_names, check_agent_name, make_agent
+    """One agent for ``env``: a baseline by name, a family member (``tuned_family:K``), a search agent
+    (``ismcts``, or ``ismcts:N`` for N simulations per decision; it is handed the engine state, see
+    :func:`gemenvs.agents.match.decide`), or a model file read by ``PolicyAgent.load`` (weights only,
+    never code; sampled unless ``greedy``). Bad names or budgets, missing or unfit files: TournamentError."""
+    from gemenvs.agents.registry import FAMILIES, SEARCH_AGENTS, baseline_names, check_agent_name, make_agent
 
     if is_model_path(spec):
         from gemenvs.agents.policy import PolicyAgent, PolicyLoadError
@@ -108,10 +112,13 @@ def build_agent(game: str, spec: str, env, seed: int | None = None, greedy: bool
         return agent
     try:
         check_agent_name(game, spec)
-    except ValueError:
+    except ValueError as e:
+        if spec.partition(":")[0] in SEARCH_AGENTS:  # a search agent with a bad budget: say what is wrong
+            raise TournamentError(f"agent {spec!r}: {e}") from None
         known = ", ".join(baseline_names(game) + [f"{prefix}:K" for prefix in FAMILIES.get(game, {})])
-        raise TournamentError(f"unknown agent {spec!r} for {game}: give a baseline ({known}) or a model file "
-                              f"(.zip or .npz)") from None
+        search = ", ".join(f"{name} or {name}:N (N simulations per decision)" for name in SEARCH_AGENTS)
+        raise TournamentError(f"unknown agent {spec!r} for {game}: give a baseline ({known}), a search agent "
+                              f"({search}) or a model file (.zip or .npz)") from None
     return make_agent(game, spec, env, seed=seed)
 
 
@@ -571,11 +578,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     "Plackett-Luce ratings, head-to-head heatmap and raw per-game results.",
         epilog="examples:\n  gemenvs-tournament --game megagem --players 4 --agents random truthful heuristic "
                "--games 240 --out runs/tournaments/megagem4\n"
-               "  gemenvs-tournament --game gemjam --players 3 --agents random rule --games 60 --workers 2\n")
+               "  gemenvs-tournament --game gemjam --players 3 --agents random rule --games 60 --workers 2\n"
+               "  gemenvs-tournament --game megagem --players 3 --agents heuristic ismcts:32 --games 12\n")
     p.add_argument("--game", default="megagem", help="megagem, gem or gemjam (default megagem)")
     p.add_argument("--players", type=int, default=None, help="seats per game (default: the game's default)")
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
-                   help="baseline names (e.g. random truthful heuristic) and/or model files (.zip, .npz)")
+                   help="baseline names (e.g. random truthful heuristic), search agents (ismcts, or ismcts:N for "
+                        "N simulations per decision) and/or model files (.zip, .npz)")
     p.add_argument("--games", type=int, default=240, help="games, rounded up to whole balanced cycles (default 240)")
     p.add_argument("--value-chart", default=None, help="MegaGem value chart: A-E or random")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="any other game option")

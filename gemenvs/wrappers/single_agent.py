@@ -25,7 +25,9 @@ environment shows their own seat.
 
 Opponents can be given as:
 
-* a baseline name (``"random"``, ``"heuristic"``, ...): a fresh copy in every other seat;
+* a baseline name (``"random"``, ``"heuristic"``, ...): a fresh copy in every other seat; a search
+  agent's name (``"ismcts:8"``) too: opponents with ``needs_state`` are handed the engine state
+  (:func:`gemenvs.agents.match.decide`), the learner only ever gets its observation and mask;
 * the path of a saved policy (``.zip`` from MaskablePPO, ``.npz`` from ``PolicyAgent.save``);
 * an :class:`~gemenvs.agents.base.Agent` object (the same object plays every other seat);
 * a list of the above, one per opponent seat, in clockwise order from the learner;
@@ -41,6 +43,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gemenvs.agents.base import Agent
+from gemenvs.agents.match import decide
 from gemenvs.core.envbase import RENDER_FPS, RENDER_MODES
 
 #: what an opponent seat can be given as (see the module docstring)
@@ -279,7 +282,9 @@ class SingleAgentEnv(gymnasium.Env):
                 self._mask = obs["action_mask"]
                 self._last_obs = obs["observation"]
                 return reward
-            action = self._seat_agents[name].act(obs["observation"], obs["action_mask"])
+            # a search opponent (needs_state) is handed the engine state; the learner never is
+            action = decide(self._seat_agents[name], raw.game_state, self.agent_names.index(name), obs["observation"],
+                            obs["action_mask"])
             self.aec.step(action)
             reward += float(raw.rewards[self.learner])
 
