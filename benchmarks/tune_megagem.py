@@ -5,15 +5,31 @@ weights of :class:`gemenvs.agents.megagem_tuned.ParametricBidder` in units of ea
 ``step`` around the start point (HeuristicBidder's :data:`DEFAULT_WEIGHTS`, or ``--start FILE``),
 within each weight's bounds.
 
-**Fitness** of a candidate: its mean win share (1 for a win, 1/k for a win shared by k, else 0)
-over ``--games`` games per generation, spread evenly over the player counts (``--players``, default
-3, 4, 5) and the value charts (``--charts``, default A-E), the candidate in a random seat among a
-field drawn per seat from ``--field`` (default ``heuristic:2,truthful:1,hall:2``: HeuristicBidder,
-TruthfulAgent, and the best candidates of the latest ``--hall`` earlier generations). **Common
-random numbers**: every candidate of a generation plays the same games (seeds, seats, fields);
-each generation draws new games. Two extra reference players are scored on the same games every
-generation without steering the search: the distribution mean and DEFAULT_WEIGHTS (= the
-HeuristicBidder), so ``mean - default`` in the log is a paired, low-noise measure of progress.
+**Fitness** of a candidate, over the games of a generation spread evenly over the player counts
+(``--players``, default 4, the acceptance's count) and value charts (``--charts``, default A-E):
+
+- ``--games`` field games (default 270): the candidate in a random seat, every other seat drawn from
+  ``--field`` (default ``heuristic:3,truthful:1,hall:1``: HeuristicBidder, TruthfulAgent, and the
+  best candidates of the latest ``--hall`` earlier generations). F = the candidate's mean win share
+  (1 for a win, 1/k for a win shared by k, else 0).
+- ``--table-games`` candidate-table games (default 180): the candidate in every seat but one, a
+  HeuristicBidder in that one (its seat rotated). H = the HeuristicBidder's mean win share there.
+  The candidate's score for such a game is the win share of one of its seats, (1 - h) / (n - 1) for
+  n players, so T = mean (1 - h) / (n - 1) is in the same unit as F (chance 1/n for both).
+
+  fitness = (1 - W) * F + W * T,   W = ``--exploit-weight`` (default 0.7; 0: F alone)
+
+Its maximum asks for both targets of issue 12: beat fields of HeuristicBidders (F) and hold a
+HeuristicBidder to a low share at a table of the candidate (T rises as H falls), i.e. a bidder that
+does not overbid copies of itself. At 4 players dT = -dH / 3, so with W = 0.7 one point of F is
+worth 0.3 / (0.7 / 3) = 1.3 points of H. (Without table games, a candidate tuned on F alone reached
+39.9% against three HeuristicBidders but let one HeuristicBidder win 39.4% against three copies.)
+
+**Common random numbers**: every candidate of a generation plays the same games (seeds, seats,
+fields, tables); each generation draws new games. Two extra reference players are scored on the
+same games every generation without steering the search: the distribution mean and DEFAULT_WEIGHTS
+(= the HeuristicBidder: F near 1/n, H near 1/n), so ``mean - default`` of the fitness in the log is a
+paired, low-noise measure of progress.
 
 **Output.** After every generation: ``STATE`` (``--state``, JSON; the whole run: configuration and
 every generation's candidates and fitnesses), ``generations.jsonl`` beside it (one summary line per
@@ -23,17 +39,24 @@ tuning metadata; entries for other player counts already in the file are kept.
 
 **Resume.** Run the same command again: an existing ``STATE`` with the same configuration is
 continued (CMA-ES is rebuilt from its seed by replaying every logged generation's ask/tell; no
-pickle); ``--budget-min`` is the wall time of this invocation. A different configuration with an
-existing state is an error (choose another ``--state``).
+pickle); ``--budget-min`` is the wall time of this invocation. The configuration is ``--games``,
+``--table-games``, ``--exploit-weight``, ``--popsize``, ``--sigma0``, ``--players``, ``--charts``,
+``--field``, ``--hall``, ``--tune``, ``--start`` and ``--seed``: a different one with an existing state
+is an error naming the differing settings (choose another ``--state``). States from before candidate
+tables resume as ``--table-games 0 --exploit-weight 0``.
 
-**Budget.** A generation stops the run when starting another would pass ``--budget-min``; at
-about 12 ms per game per core, 2 workers play about 150 games a second, so the default (35 minutes,
-450 games x (13 candidates + 2 references) = 6,750 games a generation) runs about 45 generations.
+**Budget.** A generation stops the run when starting another would pass ``--budget-min``. The
+default generation is (14 candidates + 2 references) x (270 + 180) games = 7,200 4-player games; at
+8-14 ms per game per core (measured on the loaded 2-core machine), 2 workers play a generation in
+30-50 s, so the default 35 minutes runs about 40-65 generations (about 45 expected).
 
-    # the real run (about 35 minutes on 2 quiet cores), resumable:
+    # the acceptance run (35 minutes, 2 workers; players 4 only), resumable with the same command:
     python benchmarks/tune_megagem.py --budget-min 35 --workers 2
-    # per player count instead of one vector for all: three runs, three states
-    python benchmarks/tune_megagem.py --players 4 --state runs/tune_megagem_p4/state.json --budget-min 35
+    # it writes the 4-player entry of agents/data/megagem_tuned.json (the 3- and 5-player entries are
+    # kept); then check it:
+    python benchmarks/megagem_tuned_eval.py --games 2000 --workers 2
+    # 3 and 5 players: one run and state each
+    python benchmarks/tune_megagem.py --players 3 --state runs/tune_megagem_p3/state.json --budget-min 35
 """
 from __future__ import annotations
 
@@ -62,6 +85,7 @@ from gemenvs.megagem.data import CHART_NAMES
 STATE_FORMAT = "gemenvs-megagem-tune-state/1"
 FIELD_KINDS = ("heuristic", "truthful", "hall")
 CHUNK = 40  # games per worker task
+OFF_BEFORE_TABLES = {"table_games": 0, "exploit_weight": 0.0}
 
 
 class TuneError(ValueError):
@@ -92,9 +116,17 @@ def z_bounds(names: list[str], start: dict[str, float]) -> tuple[list[float], li
 
 # --------------------------------------------------------------------------- games
 
+TABLE = "table"  # the field of a candidate-table game: candidates in every seat but the planned one
+
+
 def game_plan(config: dict, generation: int, hall_size: int) -> list[tuple]:
-    """The games of one generation (the same for every candidate): (players, chart, seed, seat, field) each,
-    field = one entry per other seat: "heuristic", "truthful" or a hall index."""
+    """The games of one generation (the same for every candidate): (players, chart, seed, seat, field) each.
+
+    The first ``games`` are field games: the candidate in ``seat``, field = one entry per other seat:
+    "heuristic", "truthful" or a hall index. Then ``table_games`` candidate-table games: field =
+    :data:`TABLE`, a HeuristicBidder in ``seat`` (rotated through the seats within each player count and
+    chart) and the candidate in every other seat. Table games draw from their own stream, so the field
+    games of a run without them are unchanged."""
     rng = np.random.default_rng([int(config["seed"]), int(generation)])
     players, charts = config["players"], config["charts"]
     kinds = [k for k, _ in config["field"] if k != "hall" or hall_size > 0]
@@ -111,7 +143,22 @@ def game_plan(config: dict, generation: int, hall_size: int) -> list[tuple]:
             kind = kinds[int(rng.choice(len(kinds), p=probs))]
             field.append(int(rng.integers(hall_size)) if kind == "hall" else kind)
         plan.append((n, chart, seed, seat, tuple(field)))
+    table_rng = np.random.default_rng([int(config["seed"]), int(generation), 1])
+    cells = len(players) * len(charts)
+    for i in range(int(config.get("table_games", 0))):
+        n = players[i % len(players)]
+        chart = charts[(i // len(players)) % len(charts)]
+        plan.append((n, chart, int(table_rng.integers(2**31 - 1)), (i // cells) % n, TABLE))
     return plan
+
+
+def seating(entry: tuple) -> list:
+    """Who sits where in a planned game: per seat "candidate", "heuristic", "truthful" or a hall index."""
+    n, _, _, seat, field = entry
+    if field == TABLE:
+        return ["heuristic" if s == seat else "candidate" for s in range(n)]
+    others = iter(field)
+    return ["candidate" if s == seat else next(others) for s in range(n)]
 
 
 _GAMES: dict = {}
@@ -133,33 +180,67 @@ def _baseline(game: MegaGem, kind: str, seat: int):
 
 
 def play_chunk(task: tuple) -> list[tuple[float, float]]:
-    """Play ``games`` with the candidate ``weights`` in its planned seat; (win share, margin) per game."""
+    """Play ``games`` with the candidate ``weights`` as planned; (value, margin) per game. Field game: value =
+    the candidate's win share, margin = its score minus the best other score. Candidate-table game: value =
+    the HeuristicBidder's win share, margin = the best candidate score minus the HeuristicBidder's."""
     weights, hall, games = task
     out = []
-    cands: dict = {}
-    halls: dict = {}
-    for n, chart, seed, seat, field in games:
-        game = _game(n, chart)
-        if n not in cands:
-            cands[n] = ParametricBidder(spec=game.spec, action_spec=game.action_spec, weights=weights)
-        agents, k = [], 0
-        for s in range(n):
-            if s == seat:
-                agents.append(cands[n])
-                continue
-            kind = field[k]
-            k += 1
-            if isinstance(kind, int):
-                key = (n, kind, s)
-                if key not in halls:
-                    halls[key] = ParametricBidder(spec=game.spec, action_spec=game.action_spec, weights=hall[kind])
-                agents.append(halls[key])
+    agents_by: dict = {}  # one instance per (players, who, seat): agents remember within a game
+
+    def agent(game: MegaGem, who, s: int):
+        key = (game.num_players, who, s)
+        if key not in agents_by:
+            if who == "candidate" or isinstance(who, int):
+                w = weights if who == "candidate" else hall[who]
+                agents_by[key] = ParametricBidder(spec=game.spec, action_spec=game.action_spec, weights=w)
             else:
-                agents.append(_baseline(game, kind, s))
+                agents_by[key] = _baseline(game, who, s)
+        return agents_by[key]
+
+    for entry in games:
+        n, chart, seed, seat, field = entry
+        game = _game(n, chart)
+        agents = [agent(game, who, s) for s, who in enumerate(seating(entry))]
         res = game.results(play_engine_game(game, agents, seed))
         share = 1.0 / len(res.winners) if seat in res.winners else 0.0
-        out.append((share, float(res.scores[seat] - max(x for i, x in enumerate(res.scores) if i != seat))))
+        margin = float(res.scores[seat] - max(x for i, x in enumerate(res.scores) if i != seat))
+        out.append((share, -margin if field == TABLE else margin))
     return out
+
+
+def fitness_terms(plan: list[tuple], results: list[tuple[float, float]], exploit_weight: float) -> dict:
+    """One candidate's fitness from its (value, margin) per planned game (see the module docstring).
+
+    ``field_share``: mean win share in the field games; ``table_heuristic_share``: the HeuristicBidder's
+    mean win share at the candidate tables (None without table games); ``table_share``: the mean win
+    share of a candidate seat there, (1 - heuristic share) / (players - 1) per game, comparable to
+    ``field_share`` (both are a candidate seat's win share, chance 1/players); ``fitness`` = (1 - W) x
+    field_share + W x table_share (= field_share when W = 0)."""
+    field = [r[0] for g, r in zip(plan, results) if g[4] != TABLE]
+    table = [(r[0], g[0]) for g, r in zip(plan, results) if g[4] == TABLE]
+    field_share = float(np.mean(field)) if field else 0.0
+    out = {"field_share": field_share, "table_heuristic_share": None, "table_share": None,
+           "fitness": field_share}
+    if table:
+        out["table_heuristic_share"] = float(np.mean([h for h, _ in table]))
+        out["table_share"] = float(np.mean([(1.0 - h) / (n - 1) for h, n in table]))
+    if exploit_weight > 0:
+        if not table:
+            raise TuneError("an exploit weight > 0 needs candidate-table games (--table-games)")
+        out["fitness"] = (1.0 - exploit_weight) * field_share + exploit_weight * out["table_share"]
+    return out
+
+
+def fitness_difference(plan: list[tuple], a: list[tuple], b: list[tuple], exploit_weight: float
+                       ) -> tuple[float, float]:
+    """Paired fitness difference of two players scored on the same ``plan``, with its 95% half-width."""
+    parts = []
+    for table, weight in ((False, 1.0 - exploit_weight if exploit_weight > 0 else 1.0), (True, exploit_weight)):
+        diffs = [(x[0] - y[0]) * (-1.0 / (g[0] - 1) if table else 1.0)
+                 for g, x, y in zip(plan, a, b) if (g[4] == TABLE) == table]
+        if weight > 0 and diffs:
+            parts.append((weight, *_mean_ci(diffs)))
+    return (float(sum(w * m for w, m, _ in parts)), float(math.sqrt(sum((w * h) ** 2 for w, _, h in parts))))
 
 
 def evaluate(candidates: list[dict], hall: list[dict], plan: list[tuple], pool) -> list[list[tuple[float, float]]]:
@@ -215,6 +296,12 @@ def make_config(ns: argparse.Namespace) -> dict:
         raise TuneError("--tune: CMA-ES needs at least two weights")
     if ns.games < 1 or ns.hall < 0 or ns.sigma0 <= 0:
         raise TuneError("--games >= 1, --hall >= 0 and --sigma0 > 0 are needed")
+    if ns.table_games < 0:
+        raise TuneError("--table-games must be >= 0")
+    if not (math.isfinite(ns.exploit_weight) and 0.0 <= ns.exploit_weight <= 1.0):
+        raise TuneError(f"--exploit-weight must be in [0, 1], got {ns.exploit_weight!r}")
+    if ns.exploit_weight > 0 and ns.table_games == 0:
+        raise TuneError("--exploit-weight > 0 needs candidate-table games: give --table-games > 0")
     start = dict(DEFAULT_WEIGHTS)
     if ns.start:
         start = load_weights(ns.start, players[len(players) // 2])
@@ -222,7 +309,8 @@ def make_config(ns: argparse.Namespace) -> dict:
     if popsize < 2:
         raise TuneError("--popsize must be at least 2")
     return {"seed": ns.seed, "games": ns.games, "popsize": popsize, "sigma0": ns.sigma0, "players": players,
-            "charts": charts, "field": parse_field(ns.field), "hall": ns.hall, "tune": names,
+            "charts": charts, "field": parse_field(ns.field), "hall": ns.hall, "table_games": ns.table_games,
+            "exploit_weight": float(ns.exploit_weight), "tune": names,
             "start": check_weights(start, "start weights"), "cma": cma.__version__}
 
 
@@ -246,11 +334,15 @@ def load_state(path: Path, config: dict) -> dict:
         raise TuneError(f"{path}: not valid JSON ({e})") from None
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
         raise TuneError(f"{path}: not a tuning state (format {STATE_FORMAT})")
-    if state.get("config") != config:
-        old = state.get("config", {})
+    old = state.get("config")
+    if isinstance(old, dict):
+        old = {**OFF_BEFORE_TABLES, **old}  # states from before candidate tables had none
+    if old != config:
+        old = old if isinstance(old, dict) else {}
         diff = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
         raise TuneError(f"{path}: this state was made with other settings ({', '.join(diff)}); resume with the "
                         f"same options or give another --state")
+    state["config"] = config
     return state
 
 
@@ -297,7 +389,8 @@ def run(ns: argparse.Namespace, log=print) -> dict:
     done_here = 0
     last_wall = 0.0
     pool = ProcessPoolExecutor(ns.workers) if ns.workers > 1 else None
-    log(f"tuning {len(names)} weights, popsize {config['popsize']}, {config['games']} games per candidate, players "
+    log(f"tuning {len(names)} weights, popsize {config['popsize']}, {config['games']} field + "
+        f"{config['table_games']} candidate-table games per candidate, exploit weight {config['exploit_weight']:g}, players "
         f"{config['players']}, charts {''.join(config['charts'])}; {len(state['generations'])} generations in "
         f"{state_path}; budget {ns.budget_min:g} min, {ns.workers} worker(s)")
     try:
@@ -315,40 +408,53 @@ def run(ns: argparse.Namespace, log=print) -> dict:
             hall = hall_of_fame(state, config["hall"])
             plan = game_plan(config, gen, len(hall))
             results = evaluate(candidates, hall, plan, pool)
-            shares = [float(np.mean([r[0] for r in res])) for res in results]
-            fitness = [-s for s in shares[:len(X)]]
+            W = config["exploit_weight"]
+            terms = [fitness_terms(plan, res, W) for res in results]
+            scores = [t["fitness"] for t in terms]
+            fitness = [-f for f in scores[:len(X)]]
             es.tell(X, fitness)
-            best = int(np.argmax(shares[:len(X)]))
+            best = int(np.argmax(scores[:len(X)]))
             mean_res, default_res = results[-2], results[-1]
-            diff = [a[0] - b[0] for a, b in zip(mean_res, default_res)]
-            d_mean, d_half = _mean_ci(diff)
+            d_mean, d_half = fitness_difference(plan, mean_res, default_res, W)
             by_players = {}
             for p in config["players"]:
-                idx = [i for i, g in enumerate(plan) if g[0] == p]
+                idx = [i for i, g in enumerate(plan) if g[0] == p and g[4] != TABLE]
                 by_players[str(p)] = [float(np.mean([mean_res[i][0] for i in idx])),
                                       float(np.mean([default_res[i][0] for i in idx]))]
             last_wall = time.perf_counter() - t0
+            field_games = [i for i, g in enumerate(plan) if g[4] != TABLE]
             record = {
-                "generation": gen, "games": len(plan), "wall_s": round(last_wall, 2),
+                "generation": gen, "games": len(plan), "table_games": len(plan) - len(field_games),
+                "wall_s": round(last_wall, 2),
                 "candidates": [list(map(float, x)) for x in X], "fitness": fitness, "best": best,
-                "best_share": shares[best], "best_weights": candidates[best],
-                "mean_share": shares[-2], "default_share": shares[-1],
-                "mean_minus_default": [d_mean, d_half],
-                "mean_margin": float(np.mean([r[1] for r in mean_res])),
-                "shares_by_players": by_players,  # players -> [mean, default]
+                "best_fitness": scores[best], "best_share": terms[best]["field_share"],
+                "best_weights": candidates[best],
+                "mean_fitness": scores[-2], "default_fitness": scores[-1],
+                "mean_share": terms[-2]["field_share"], "default_share": terms[-1]["field_share"],
+                # HeuristicBidder's win share at a table of the candidate (None without table games)
+                "table_heuristic_shares": [t["table_heuristic_share"] for t in terms],  # candidates, mean, default
+                "mean_minus_default": [d_mean, d_half],  # fitness, paired, 95% half-width
+                "mean_margin": float(np.mean([mean_res[i][1] for i in field_games])),
+                "shares_by_players": by_players,  # players -> [mean, default], field games
                 "mean_weights": mean_before, "sigma": float(es.sigma), "hall": len(hall),
             }
             state["generations"].append(record)
             _write_json(state_path, state)
-            summary = {k: record[k] for k in ("generation", "games", "wall_s", "best_share", "mean_share",
+            summary = {k: record[k] for k in ("generation", "games", "table_games", "wall_s", "best_fitness",
+                                              "best_share", "mean_fitness", "default_fitness", "mean_share",
                                               "default_share", "mean_minus_default", "mean_margin",
                                               "shares_by_players", "sigma")}
+            summary["mean_table_heuristic_share"] = record["table_heuristic_shares"][-2]
+            summary["default_table_heuristic_share"] = record["table_heuristic_shares"][-1]
             with jsonl.open("a") as f:
                 f.write(json.dumps(summary) + "\n")
             write_output(ns, config, state, to_weights(es.result.xfavorite, names, start))
             done_here += 1
-            log(f"gen {gen:3d}  best {shares[best]:.3f}  mean {shares[-2]:.3f}  default {shares[-1]:.3f}  "
-                f"mean-default {d_mean:+.3f} +-{d_half:.3f}  sigma {es.sigma:.3f}  {last_wall:.0f}s")
+            h_mean = terms[-2]["table_heuristic_share"]
+            table = "" if h_mean is None else f"  heuristic at mean's table {h_mean:.3f}"
+            log(f"gen {gen:3d}  fitness best {scores[best]:.3f} mean {scores[-2]:.3f} default {scores[-1]:.3f} "
+                f"(mean-default {d_mean:+.3f} +-{d_half:.3f})  field share mean {terms[-2]['field_share']:.3f}"
+                f"{table}  sigma {es.sigma:.3f}  {last_wall:.0f}s")
     finally:
         if pool is not None:
             pool.shutdown()
@@ -370,9 +476,12 @@ def write_output(ns: argparse.Namespace, config: dict, state: dict, weights: dic
         "machine": f"{platform.machine()}, {os.cpu_count()} cpus",
         "config": {k: v for k, v in config.items() if k != "start"},
         "started_from": "DEFAULT_WEIGHTS" if config["start"] == dict(DEFAULT_WEIGHTS) else ns.start,
-        "fitness": "mean win share in the tuning field (players %s, charts %s)" % (
-            config["players"], "".join(config["charts"])),
-        "last_generation": {"mean_share": last["mean_share"], "default_share": last["default_share"],
+        "fitness": ("(1 - W) x win share in the tuning field + W x (1 - HeuristicBidder's win share at a table "
+                    "of the candidate) / (players - 1), W = %g (players %s, charts %s)" % (
+                        config["exploit_weight"], config["players"], "".join(config["charts"]))),
+        "last_generation": {"mean_fitness": last.get("mean_fitness"), "default_fitness": last.get("default_fitness"),
+                            "mean_share": last["mean_share"], "default_share": last["default_share"],
+                            "mean_table_heuristic_share": (last.get("table_heuristic_shares") or [None, None])[-2],
                             "mean_minus_default": last["mean_minus_default"]},
         "last_5_generations_mean_minus_default": float(np.mean([g["mean_minus_default"][0] for g in recent])),
     }
@@ -387,17 +496,28 @@ def write_output(ns: argparse.Namespace, config: dict, state: dict, weights: dic
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--state", default="runs/tune_megagem/state.json", help="run state (JSON; resumed if present)")
+    ap.add_argument("--state", default="runs/tune_megagem_p4/state.json",
+                    help="run state (JSON; resumed if present; default runs/tune_megagem_p4/state.json)")
     ap.add_argument("--out", default=str(TUNED_WEIGHTS_FILE), help="weights file to write (default: the shipped one)")
     ap.add_argument("--budget-min", type=float, default=35.0, help="wall-time budget of this invocation, minutes")
     ap.add_argument("--generations", type=int, default=None, help="stop when the state has this many generations")
-    ap.add_argument("--games", type=int, default=450, help="games per candidate per generation (default 450)")
+    ap.add_argument("--games", type=int, default=270,
+                    help="field games per candidate per generation (default 270)")
+    ap.add_argument("--table-games", type=int, default=180,
+                    help="candidate-table games per candidate per generation: the candidate in every seat but one, "
+                         "a HeuristicBidder in that one (default 180; 0: none)")
+    ap.add_argument("--exploit-weight", type=float, default=0.7,
+                    help="W in fitness = (1-W) x field win share + W x (1 - HeuristicBidder's share at the candidate "
+                         "tables) / (players-1) (default 0.7; 0: field win share alone)")
     ap.add_argument("--popsize", type=int, default=0, help="CMA-ES population (default 4 + 3 ln(dimension))")
     ap.add_argument("--sigma0", type=float, default=1.0, help="initial step size, in weight steps (default 1)")
-    ap.add_argument("--players", default="3,4,5", help="player counts of the fitness games (default 3,4,5)")
+    ap.add_argument("--players", default="4",
+                    help="comma-separated player counts of the fitness games; the weights are written for each "
+                         "(default 4: the acceptance's count)")
     ap.add_argument("--charts", default="ABCDE", help="value charts of the fitness games (default ABCDE)")
-    ap.add_argument("--field", default="heuristic:2,truthful:1,hall:2",
-                    help="opponent kinds with relative weights, drawn per seat (default heuristic:2,truthful:1,hall:2)")
+    ap.add_argument("--field", default="heuristic:3,truthful:1,hall:1",
+                    help="field games' opponent kinds with relative weights, drawn per seat "
+                         "(default heuristic:3,truthful:1,hall:1)")
     ap.add_argument("--hall", type=int, default=8, help="earlier generations' best kept as opponents (default 8)")
     ap.add_argument("--tune", default="all", help="comma-separated weight names to tune (default all)")
     ap.add_argument("--start", default=None,

@@ -206,7 +206,7 @@ def _script(name):
     return module
 
 
-TINY = ["--games", "4", "--popsize", "4", "--players", "3,5", "--charts", "AE", "--workers", "1"]
+TINY = ["--games", "4", "--popsize", "4", "--players", "3,5", "--charts", "AE", "--workers", "1", "--table-games", "2"]
 
 
 def test_tuner_runs_resumes_and_writes_loadable_weights(tmp_path, capsys):
@@ -241,6 +241,101 @@ def test_tuner_runs_resumes_and_writes_loadable_weights(tmp_path, capsys):
     assert tune.main(["--games", "5"] + TINY[2:] + b + ["--generations", "3"]) == 2
     assert "other settings (games)" in capsys.readouterr().err
     assert tune.main(TINY + ["--field", "heuristic:1,bogus:1"] + b) == 2
+
+
+def test_candidate_tables_seat_one_heuristic_and_rotate_it():
+    """Table games: the candidate in every seat but one, a HeuristicBidder in that one, rotated; the field
+    games are those of a run without tables (own random stream)."""
+    tune = _script("tune_megagem")
+    config = {"seed": 3, "games": 10, "table_games": 40, "players": [3, 4], "charts": ["A", "C"],
+              "field": [["heuristic", 2.0], ["truthful", 1.0], ["hall", 1.0]]}
+    plan = tune.game_plan(config, 5, hall_size=2)
+    assert plan[:10] == tune.game_plan({**config, "table_games": 0}, 5, hall_size=2)
+    tables = [g for g in plan if g[4] == tune.TABLE]
+    assert len(tables) == 40 and all(g[4] != tune.TABLE for g in plan[:10])
+    for g in tables:
+        who = tune.seating(g)
+        assert len(who) == g[0] and who.count("heuristic") == 1 and who.count("candidate") == g[0] - 1
+        assert who[g[3]] == "heuristic"
+    for n in (3, 4):
+        for chart in "AC":
+            seats = [g[3] for g in tables if g[:2] == (n, chart)]
+            assert sorted(set(seats)) == list(range(n)), (n, chart, seats)
+    # a field game: the candidate once, the field elsewhere in order
+    g = plan[0]
+    who = tune.seating(g)
+    assert who.count("candidate") == 1 and who[g[3]] == "candidate"
+    assert [w for s, w in enumerate(who) if s != g[3]] == list(g[4])
+    # every candidate plays the same plan (common random numbers)
+    assert plan == tune.game_plan(config, 5, hall_size=2) != tune.game_plan(config, 6, hall_size=2)
+
+
+def test_fitness_combines_field_share_and_the_heuristic_share_at_candidate_tables():
+    tune = _script("tune_megagem")
+    T = tune.TABLE
+    plan = [(4, "A", 1, 0, ("heuristic",) * 3), (4, "A", 2, 1, ("heuristic",) * 3), (3, "B", 3, 2, ("truthful",) * 2),
+            (4, "A", 4, 0, T), (4, "B", 5, 1, T), (3, "C", 6, 2, T), (3, "C", 7, 0, T)]
+    # field shares 1, 0, 1/2; heuristic shares at the tables 0, 1, 1/2, 0
+    results = [(1.0, 3.0), (0.0, -2.0), (0.5, 0.0), (0.0, 4.0), (1.0, -1.0), (0.5, 0.0), (0.0, 2.0)]
+    field = (1.0 + 0.0 + 0.5) / 3
+    table = ((1 - 0) / 3 + (1 - 1) / 3 + (1 - 0.5) / 2 + (1 - 0) / 2) / 4
+    t = tune.fitness_terms(plan, results, 0.7)
+    assert t["field_share"] == pytest.approx(field) and t["table_heuristic_share"] == pytest.approx(0.375)
+    assert t["table_share"] == pytest.approx(table)
+    assert t["fitness"] == pytest.approx(0.3 * field + 0.7 * table)
+    # W = 0: the field share alone (table games only watched); W = 1: the tables alone
+    assert tune.fitness_terms(plan, results, 0.0)["fitness"] == pytest.approx(field)
+    assert tune.fitness_terms(plan, results, 1.0)["fitness"] == pytest.approx(table)
+    # at chance everywhere (1/n each) the two terms agree: the table term is a candidate seat's win share
+    chance = [(1 / g[0], 0.0) for g in plan]
+    c = tune.fitness_terms(plan, chance, 0.5)
+    assert c["table_share"] == pytest.approx(np.mean([1 / g[0] for g in plan[3:]]))
+    # a lower heuristic share at the tables is a higher fitness; the paired difference sees it
+    better = results[:3] + [(0.0, 0.0)] * 4
+    assert tune.fitness_terms(plan, better, 0.7)["fitness"] > t["fitness"]
+    d, half = tune.fitness_difference(plan, better, results, 0.7)
+    assert d == pytest.approx(tune.fitness_terms(plan, better, 0.7)["fitness"] - t["fitness"]) and half > 0
+    assert tune.fitness_difference(plan, results, results, 0.7) == (0.0, 0.0)
+    with pytest.raises(tune.TuneError, match="needs candidate-table games"):
+        tune.fitness_terms(plan[:3], results[:3], 0.5)
+
+
+def test_tuner_with_candidate_tables_scores_them_and_refuses_other_table_settings(tmp_path, capsys):
+    pytest.importorskip("cma")
+    tune = _script("tune_megagem")
+    base = ["--games", "2", "--table-games", "3", "--exploit-weight", "0.5", "--popsize", "3", "--players", "3",
+            "--charts", "A", "--workers", "1", "--tune", "psi,opp_bid_scale",
+            "--state", str(tmp_path / "s.json"), "--out", str(tmp_path / "w.json")]
+    assert tune.main(base + ["--generations", "1"]) == 0
+    g = json.loads((tmp_path / "s.json").read_text())["generations"][0]
+    assert g["games"] == 5 and g["table_games"] == 3 and len(g["table_heuristic_shares"]) == 3 + 2
+    # generation 0's mean is DEFAULT_WEIGHTS: the same fitness as the default on the same games
+    assert g["mean_fitness"] == g["default_fitness"] and len(g["fitness"]) == 3
+    assert g["table_heuristic_shares"][-1] == g["table_heuristic_shares"][-2]
+    capsys.readouterr()
+    for change, name in [(["--exploit-weight", "0.6"], "exploit_weight"), (["--table-games", "4"], "table_games")]:
+        assert tune.main(base + change + ["--generations", "2"]) == 2
+        assert f"other settings ({name})" in capsys.readouterr().err
+    assert tune.main(base + ["--generations", "2"]) == 0  # the same settings resume
+    assert len(json.loads((tmp_path / "s.json").read_text())["generations"]) == 2
+    # bad values are one-line errors
+    for bad, message in [(["--exploit-weight", "1.5"], "must be in"), (["--table-games", "-1"], ">= 0"),
+                         (["--table-games", "0"], "needs candidate-table games")]:
+        assert tune.main(base + bad) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_states_from_before_candidate_tables_resume_as_without_them(tmp_path):
+    pytest.importorskip("cma")
+    tune = _script("tune_megagem")
+    ns = tune.parse_args(["--games", "2", "--table-games", "0", "--exploit-weight", "0", "--tune", "psi,share"])
+    config = tune.make_config(ns)
+    old = {k: v for k, v in config.items() if k not in ("table_games", "exploit_weight")}
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"format": tune.STATE_FORMAT, "config": old, "generations": []}))
+    assert tune.load_state(path, config)["config"] == config
+    with pytest.raises(tune.TuneError, match=r"other settings \(exploit_weight, table_games\)"):
+        tune.load_state(path, {**config, "table_games": 5, "exploit_weight": 0.5})
 
 
 def test_evaluation_script_prints_the_acceptance_table(capsys):
