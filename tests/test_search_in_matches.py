@@ -124,3 +124,11 @@ def test_the_benchmark_plays_a_search_policy():
 
     games = run_benchmark(BENCHMARKS["megagem-bidding-v1"], ["ismcts:2"], deals=1, cells=[0])["ismcts:2"]
     assert len(games) == 3 and {g["seat"] for g in games} == {0, 1, 2}
+
+
+def test_search_agents_are_refused_as_training_opponents():
+    """pool.baselines may not name a search agent (the batched and RLlib paths call act() only); eval.opponents may."""
+    from gemenvs.training.config import ConfigError, load_config
+
+    with pytest.raises(ConfigError, match=r"pool.baselines: ismcts:4: search agents .* evaluation opponents"):
+        load_config(None, ["pool.baselines=[heuristic, ismcts:4]"])
