@@ -83,9 +83,10 @@ class Gem(Game):
     def resample_hidden(self, state: GemState, observer: int, rng: np.random.Generator) -> GemState:
         """``state`` with the face-down stacks redealt from ``rng``: the cards nobody has seen,
         shuffled into stacks of the same sizes (clarification GEM 9: nothing else is hidden, from
-        any seat). The new state's ``seed`` is kept, although it no longer deals these stacks."""
+        any seat). The new state's ``seed`` is kept, although it no longer deals these stacks.
+        The draw depends only on what the observer sees and on ``rng`` (search agents rely on it)."""
         new = state.copy()
-        hidden = [c for stack in state.stacks for c in stack]
+        hidden = sorted(c for stack in state.stacks for c in stack)  # (not in the order they lie)
         order = [hidden[k] for k in rng.permutation(len(hidden))]
         start = 0
         for stack in new.stacks:

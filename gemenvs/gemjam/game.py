@@ -161,46 +161,55 @@ class GemJam(Game):
     # ------------------------------------------------------------------ hidden information
 
     def resample_hidden(self, state: GemJamState, observer: int, rng: np.random.Generator) -> GemJamState:
-        """Redraw what ``observer`` cannot see: other hands and Vaults (sizes kept, cards it was
-        shown kept), the King's Vault, the Draw Pile (positions it put there kept), cards set
-        aside for another seat, the RNG, and which Nature's Rebirth copies there are spent (S-108:
-        how many is public; they are dealt again among the redrawn zones' copies outside the
-        King's Vault, which a spent card never reaches)."""
+        """Redraw what ``observer`` cannot see: other hands and Vaults (sizes kept, cards it knows
+        there kept), the King's Vault, the Draw Pile (positions it knows kept), cards set aside for
+        another seat, the RNG, and which Nature's Rebirth copies there are spent (S-108: how many
+        is public; they are dealt again among the redrawn zones' copies outside the King's Vault,
+        which a spent card never reaches). What other seats know of the redrawn zones is hidden from
+        the observer: they are taken to know there exactly what it knows there. The draw depends
+        only on what the observer sees and on ``rng`` (search agents rely on it)."""
         s = state.copy()
         n, o = s.n, observer
-        pool, slots = [], []  # slots: (zone list, how many to fill)
-
-        def keep_known(zone: list, seen: list) -> list:
-            kept, rest = [], list(zone)
-            for k in seen:
-                if k in rest:
-                    rest.remove(k)
-                    kept.append(k)
-            pool.extend(rest)
-            return kept
-
         d = s.decision
         pending = []
         if d is not None and d["p"] != o and d["pre"] and d["why"] == "play" \
                 and self.cfg.PLAY <= d["pre"][0] < self.cfg.BANK:
             pending = [d["pre"][0] - self.cfg.PLAY]  # a card it has begun to play is known to be in hand
+        # the cards the observer cannot place: a multiset it can count (every card minus those it sees)
+        zones = []  # (where, seat, size, what the observer knows there)
+        pool = []
         for q in range(n):
-            if q == o:
-                continue
-            kept = keep_known(s.hands[q], sorted(s.seen_hand[o][q] + (pending if q == d["p"] else []))
-                              if d is not None else s.seen_hand[o][q])
-            slots.append(("hand", q, kept, len(s.hands[q])))
-            kept = keep_known(s.vaults[q], s.seen_vault[o][q])
-            slots.append(("vault", q, kept, len(s.vaults[q])))
-        kept = keep_known(s.king, s.seen_vault[o][n])
-        slots.append(("king", n, kept, len(s.king)))
+            if q != o:
+                zones.append(("hand", q, len(s.hands[q]),
+                              sorted(s.seen_hand[o][q] + (pending if d is not None and q == d["p"] else []))))
+                zones.append(("vault", q, len(s.vaults[q]), s.seen_vault[o][q]))
+                pool += s.hands[q] + s.vaults[q]
+        zones.append(("king", n, len(s.king), s.seen_vault[o][n]))
+        pool += s.king
         draw_free = [i for i, bits in enumerate(s.draw_seen) if not bits >> o & 1]
-        pool.extend(s.draw[i] for i in draw_free)
+        pool += [s.draw[i] for i in draw_free]
         # cards set aside for another seat are unknown, unless they came from the observer's own
         # hand or Vault (the victim of Eye See! or Basilisk knows which of its cards they are)
         redraw_aside = s.aside is not None and o not in (s.aside["p"], s.aside["from"])
         if redraw_aside:
-            pool.extend(s.aside["cards"])
+            pool += s.aside["cards"]
+        pool.sort()  # (not in the order the cards lie: that is hidden)
+        # what the observer knows in a zone stays there; its knowledge may be out of date (a card
+        # taken unseen, e.g. banked or taken by Greedy Goblin), so only as far as the unplaced cards
+        # allow and the zone holds
+        slots = []  # (where, seat, size, kept)
+        for where, q, size, seen in zones:
+            kept = []
+            for k in seen:
+                if k in pool:
+                    pool.remove(k)
+                    kept.append(k)
+            if len(kept) > size:
+                chosen = sorted(int(i) for i in rng.choice(len(kept), size=size, replace=False))
+                pool += [k for i, k in enumerate(kept) if i not in chosen]
+                kept = [kept[i] for i in chosen]
+                pool.sort()
+            slots.append((where, q, size, kept))
         redrawn = [f"{where}{q}" for where, q, _, _ in slots if where != "king"] + ["draw"] + \
             (["aside"] if redraw_aside else [])
         marks = [m for m in s.spent_rebirths if m[0] in redrawn]
@@ -208,7 +217,7 @@ class GemJam(Game):
         while True:  # (again only while the spent marks would not fit: a rare rejection)
             order = rng.permutation(len(cards))
             pool = [cards[int(i)] for i in order]
-            for where, q, kept, size in slots:
+            for where, q, size, kept in slots:
                 take, pool = pool[:size - len(kept)], pool[size - len(kept):]
                 zone = sorted(kept + take)
                 if where == "hand":
@@ -224,14 +233,16 @@ class GemJam(Game):
                 s.aside["cards"] = [pool.pop() for _ in s.aside["cards"]]
             if not marks or _deal_spent_marks(s, marks, redrawn, rng):
                 break
-        # other seats' knowledge is theirs, not the observer's: keep only what is still true
+        # other seats' knowledge of the redrawn zones: what the observer knows there (their own is
+        # hidden from it); of the observer's zones: what is still true
+        for where, r, _, kept in slots:
+            for q in range(n):
+                if q != o and q != r:
+                    (s.seen_hand if where == "hand" else s.seen_vault)[q][r] = sorted(kept)
         for q in range(n):
-            if q == o:
-                continue
-            for r in range(n):
-                s.seen_hand[q][r] = _common(s.seen_hand[q][r], s.hands[r])
-                s.seen_vault[q][r] = _common(s.seen_vault[q][r], s.vaults[r])
-            s.seen_vault[q][n] = _common(s.seen_vault[q][n], s.king)
+            if q != o:
+                s.seen_hand[q][o] = _common(s.seen_hand[q][o], s.hands[o])
+                s.seen_vault[q][o] = _common(s.seen_vault[q][o], s.vaults[o])
         s.rng = np.random.Generator(np.random.PCG64(int(rng.integers(0, 2**63 - 1))))
         if d is not None and d["p"] != o and d["why"] in BUILD:
             cands = BUILD[d["why"]](s, self.cfg, d["p"], d["ctx"])
