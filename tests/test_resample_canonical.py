@@ -13,6 +13,7 @@ from gemenvs.agents.search import ISMCTSAgent
 from gemenvs.gem.game import Gem
 from gemenvs.gemjam.game import GemJam
 from gemenvs.megagem.game import MegaGem
+from test_contract import random_states  # seeded random games' states, every k-th decision and the last
 
 GAMES = ([(Gem, n, {}) for n in Gem.player_counts]
          + [(GemJam, n, {}) for n in GemJam.player_counts]
@@ -25,29 +26,13 @@ def _id(case) -> str:
     return f"{cls.__name__}-{n}p" + "".join(f"-{k}={v}" for k, v in kw.items())
 
 
-def seeded_states(game, seed: int, every: int, games: int = 1):
-    """States of ``games`` seeded random games: every ``every``-th decision and the final one."""
-    rng = np.random.default_rng(seed)
-    for g in range(games):
-        s = game.new_state(seed * 100 + g)
-        k = 0
-        while not game.is_over(s):
-            if k % every == 0:
-                yield s.copy()
-            p = game.to_act(s)[int(rng.integers(len(game.to_act(s))))]
-            legal = game.legal_actions(s, p)
-            game.apply_legal(s, p, int(legal[rng.integers(legal.size)]))
-            k += 1
-        yield s
-
-
 @pytest.mark.parametrize("case", GAMES, ids=_id)
 def test_resampling_indistinguishable_states_gives_the_same_state(case):
     cls, n, kw = case
     game = cls(num_players=n, **kw)
     rng_a = np.random.default_rng(1)
     checked = differs = 0
-    for i, s in enumerate(seeded_states(game, seed=3 + n, every=5 if cls is GemJam else 3, games=2)):
+    for i, s in enumerate(random_states(game, seed=3 + n, games=2, every=5 if cls is GemJam else 3)):
         observer = i % n
         t = game.resample_hidden(s, observer, rng_a)
         np.testing.assert_array_equal(game.observe(t, observer), game.observe(s, observer))
@@ -69,7 +54,7 @@ def test_search_agent_decides_the_same_after_a_redeal(cls, n):
     game = cls(num_players=n)
     agent = ISMCTSAgent(game, simulations=6, determinizations=2, rollout="random", seed=7)
     checked = differs = 0
-    for k, s in enumerate(seeded_states(game, seed=11, every=9 if cls is Gem else 15)):
+    for k, s in enumerate(random_states(game, seed=11, games=1, every=9 if cls is Gem else 15)):
         if game.is_over(s):
             continue
         p = game.to_act(s)[0]

@@ -14,6 +14,7 @@ chart in ``by_chart``, which :func:`results_table` and :func:`results_dict` show
 """
 from __future__ import annotations
 
+import csv
 import multiprocessing as mp
 import os
 import re
@@ -119,6 +120,24 @@ def evaluate(focal: Agent, env_id: str, options: dict, opponents: list[str], gam
         else:
             results[opp] = _merge([r for _, r in mine], ChartResults(by_chart=dict(mine)))
     return results
+
+
+#: the columns of a run's eval.csv (one row per periodic evaluation and opponent; read by plotting)
+EVAL_FIELDS = ["step", "opponent", "games", "win_rate", "win_lo", "win_hi", "mean_margin"]
+
+
+def append_eval_rows(path: str | os.PathLike, step: int, results: dict[str, MatchResult]) -> None:
+    """Append one eval.csv row per opponent of a periodic evaluation at ``step`` (header on a new file)."""
+    path = Path(path)
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
+        if new:
+            writer.writeheader()
+        for name, r in results.items():
+            lo, hi = r.win_ci
+            writer.writerow({"step": step, "opponent": name, "games": r.games, "win_rate": r.win_rate,
+                             "win_lo": lo, "win_hi": hi, "mean_margin": r.mean_margin})
 
 
 def _row(label: str, r: MatchResult) -> str:

@@ -68,7 +68,6 @@ from gemenvs.training.rllib_module import MaskedActorCritic, actor_layers
 MAIN = "main"
 #: seed offset of the final evaluation (as on the SB3 path), so its games differ from the periodic ones
 FINAL_EVAL_SEED = 1_000_003
-EVAL_FIELDS = ["step", "opponent", "games", "win_rate", "win_lo", "win_hi", "mean_margin"]
 PROGRESS_FIELDS = ["iteration", "env_steps", "main_steps", "seconds", "env_steps_per_s", "episode_return_mean",
                    "win_rate_baselines", "win_rate_self", "win_rate_past"]
 
@@ -284,7 +283,7 @@ class League:
 
     def evaluate(self, step: int) -> dict[str, float]:
         """Periodic evaluation against each baseline (the SB3 path's match runner); keeps best_model.npz."""
-        from gemenvs.training.evaluate import evaluate
+        from gemenvs.training.evaluate import append_eval_rows, evaluate
         from gemenvs.training.plotting import plot_learning_curve
 
         e = self.cfg.eval
@@ -292,15 +291,7 @@ class League:
         results = evaluate(focal, self.cfg.env.id, self.cfg.env.options, e.opponents, e.games,
                            seed=self.cfg.seed, workers=e.workers, **eval_options(self.cfg))
         path = self.run_dir / "eval.csv"
-        new = not path.exists()
-        with open(path, "a", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
-            if new:
-                writer.writeheader()
-            for name, res in results.items():
-                lo, hi = res.win_ci
-                writer.writerow({"step": step, "opponent": name, "games": res.games, "win_rate": res.win_rate,
-                                 "win_lo": lo, "win_hi": hi, "mean_margin": res.mean_margin})
+        append_eval_rows(path, step, results)
         rates = {name: res.win_rate for name, res in results.items()}
         score = float(np.mean(list(rates.values()))) if e.best_by == "mean" else rates[e.best_by]
         if score > self.best_score:

@@ -22,7 +22,6 @@ folder), ``config.yaml``, ``checkpoints/step_N/{model.zip, config.yaml, pool.jso
 """
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import os
@@ -49,13 +48,12 @@ from gemenvs.training.checkpoint import (
     restore_model,
 )
 from gemenvs.training.config import TrainConfig, game_name, save_config
-from gemenvs.training.evaluate import evaluate, results_dict, results_table
+from gemenvs.training.evaluate import append_eval_rows, evaluate, results_dict, results_table
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pretrain import CloneReport, clone, collect, concatenate
 from gemenvs.training.pool import OpponentPool, PoolOpponents, pool_baselines
 from gemenvs.wrappers.single_agent import SingleAgentEnv, make_aec_env
 
-EVAL_FIELDS = ["step", "opponent", "games", "win_rate", "win_lo", "win_hi", "mean_margin"]
 #: seed offset of the final evaluation, so its games differ from the periodic ones
 FINAL_EVAL_SEED = 1_000_003
 #: seed offset of the teacher's games, so they differ from every evaluation game
@@ -189,17 +187,10 @@ class Trainer:
         results = evaluate(focal, self.cfg.env.id, self.cfg.env.options, e.opponents, e.games,
                            seed=self.cfg.seed, workers=e.workers, charts=e.charts)
         path = self.run_dir / "eval.csv"
-        new = not path.exists()
-        with open(path, "a", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
-            if new:
-                writer.writeheader()
-            for name, r in results.items():
-                lo, hi = r.win_ci
-                writer.writerow({"step": step, "opponent": name, "games": r.games, "win_rate": r.win_rate,
-                                 "win_lo": lo, "win_hi": hi, "mean_margin": r.mean_margin})
-                logger.record(f"eval/win_rate_{name}", r.win_rate)
-                logger.record(f"eval/mean_margin_{name}", r.mean_margin)
+        append_eval_rows(path, step, results)
+        for name, r in results.items():
+            logger.record(f"eval/win_rate_{name}", r.win_rate)
+            logger.record(f"eval/mean_margin_{name}", r.mean_margin)
         rates = {name: r.win_rate for name, r in results.items()}
         score = float(np.mean(list(rates.values()))) if e.best_by == "mean" else rates[e.best_by]
         if score > self.best_score:
