@@ -30,7 +30,7 @@ from gemenvs.megagem.batched import tables as T
 from gemenvs.megagem.batched.deal import PICK_MASK, PICK_SHIFT, deal
 from gemenvs.megagem.data import (
     AUCTION_COPIES, CHART_NAMES, COLOURS, MISSION_VALUE, MISSIONS_IN_PLAY, NUM_AUCTION_CARDS, NUM_AUCTION_KINDS,
-    NUM_COLOURS, NUM_GEMS,
+    NUM_COLOURS, NUM_GEMS, NUM_MISSIONS,
 )
 from gemenvs.megagem.game import SCORE_SCALE, MegaGem
 
@@ -48,6 +48,7 @@ _U8_ROWS = _MISSIONS + MISSIONS_IN_PLAY
 _CARD, _WINNER, _LAST_WINNER, _OWNER = 0, 1, 2, 3
 _I8_ROWS = _OWNER + MISSIONS_IN_PLAY
 _REVEAL_FORCED_BIT = 0x80
+_OBS_BLOCK = 256  # games whose per-seat observation slots are gathered and copied at once
 
 _U64 = np.uint64
 _GOLDEN = _U64(0x9E3779B97F4A7C15)
@@ -207,6 +208,7 @@ class BatchedMegaGem:
         self._colour_one_hot = np.ascontiguousarray(T.COLOUR_ONE_HOT_U8.T)  # (5, 7)
         self._card_one_hot = np.ascontiguousarray(T.CARD_ONE_HOT_U8.T)      # (6, 7)
         self._colours = np.arange(NUM_COLOURS, dtype=np.int16)[:, None]
+        self._row_slots = np.arange(2, dtype=np.uint8)[:, None]
         self._kinds = np.arange(NUM_AUCTION_KINDS, dtype=np.int16)[:, None]
         self._allocate_state()
         self._allocate_outputs()
@@ -275,7 +277,7 @@ class BatchedMegaGem:
         """Bytes per game of the observation and mask buffers, their scratch space, and the openings
         dealt in advance."""
         B = self.num_games
-        scratch = sum(x.nbytes for x in (self._source, self._seat_part, self._tail_part))
+        scratch = sum(x.nbytes for x in (self._source_t, self._seat_rows, self._head))
         return {"observations": self._obs.nbytes // B, "masks": self._mask.nbytes // B,
                 "observation_scratch": scratch // B, "deal_pool": self._pool.nbytes // B}
 
@@ -294,10 +296,13 @@ class BatchedMegaGem:
         self._off = o
         assert o["hand_size"] == o["bid_limit"] + 1 and o["mission"] == o["hand_size"] + 10 * n
         self._fresh = np.ones(B, np.bool_)  # games whose per-game constant slots must be written
-        # Every dynamic slot of every seat is gathered from one row of values per game, ``_source``
-        # (B, L): the public head (phase, gem_value .. display) is copied to every seat, the rest
-        # is gathered seat-relative: seat p's slot for relative player k reads player (p + k) % n.
-        # The row is first written feature by feature into ``_source_t`` (L, B), then transposed.
+        # Every dynamic slot of every seat is read from one column of values per game in
+        # ``_source_t`` (L, P): each feature is a row of games, written by one table look-up per
+        # feature. The public head (phase, value_chart .. display) is the same for every seat; the
+        # rest is seat-relative: seat p's slot for relative player k reads player (p + k) % n. Rows
+        # hold P floats, B rounded up to whole blocks of _OBS_BLOCK games, plus 8 (unused), so that
+        # consecutive rows are not a multiple of 4 KiB apart: reading a column across rows would
+        # otherwise thrash the cache.
         layout: dict[str, int] = {}
         size = 0
 
@@ -318,8 +323,8 @@ class BatchedMegaGem:
         put("last", 3 * n)                # [feature (last_bids, last_winner, tie_rank), player]
         put("tie_random", 1)
         self._layout = layout
-        self._source_t = np.zeros((size, B), np.float32)
-        self._source = np.zeros((B, size), np.float32)
+        self._padded = -(-B // _OBS_BLOCK) * _OBS_BLOCK + 8
+        self._source_t = np.zeros((size, self._padded), np.float32)
         rel = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # rel[p, k]
         L, colour = layout, np.arange(NUM_COLOURS)
         seat_part = [L["hand"] + colour[None, :] * n + np.arange(n)[:, None],                          # own hand
@@ -327,20 +332,23 @@ class BatchedMegaGem:
         seat_part += [L["players"] + f * n + rel for f in (0, 1)]                                      # hand_size, coins
         seat_part += [(L["collection"] + colour[None, None, :] * n + rel[:, :, None]).reshape(n, -1)]   # [k, colour]
         seat_part += [L["players"] + f * n + rel for f in (2, 3, 4)]                                   # loans .. locked
-        self._seat_index = np.concatenate(seat_part, axis=1)
         owner = np.concatenate([np.concatenate([np.full((n, 1), L["owner"] + i), L["owner"] + (1 + rel) * m + i], axis=1)
                                 for i in range(m)], axis=1)
         tail = [owner] + [L["last"] + f * n + rel for f in (0, 1, 2)] + [np.full((n, 1), L["tie_random"])]
-        self._tail_index = np.concatenate(tail, axis=1)
-        assert self._seat_index.shape[1] == o["mission"] - o["own_hand"]
-        assert self._tail_index.shape[1] == D - o["mission_owner"]
-        self._seat_part = np.zeros((B, n, self._seat_index.shape[1]), np.float32)
-        self._tail_part = np.zeros((B, n, self._tail_index.shape[1]), np.float32)
+        self._seat_width = sum(x.shape[1] for x in seat_part)  # slots own_hand .. mission, then mission_owner ..
+        self._seat_index = np.concatenate(seat_part + tail, axis=1)  # (n, per-seat slots): source rows
+        assert self._seat_width == o["mission"] - o["own_hand"]
+        assert self._seat_index.shape[1] - self._seat_width == D - o["mission_owner"]
+        # a block of games' per-seat rows (seat-major), and the public head game-major
+        self._seat_rows = np.zeros((n, self._seat_index.shape[1], _OBS_BLOCK + 8), np.float32)
+        self._head = np.zeros((B, o["own_hand"]), np.float32)
         # tables with the value axis first, so that look-ups write whole rows of games
         self._hand_obs_t = np.ascontiguousarray(T.HAND_OBS.T)
         self._collection_obs_t = np.ascontiguousarray(T.COLLECTION_OBS.T)
         self._phase_obs_t = np.ascontiguousarray(T.PHASE_OBS.T)
         self._chart_obs_t = np.eye(5, dtype=np.float32)
+        self._mission_obs = np.eye(NUM_MISSIONS, dtype=np.float32)
+        assert o["mission_owner"] - o["mission"] == MISSIONS_IN_PLAY * NUM_MISSIONS
         opts = self.opts  # rule_options: [two_pairs="distinct", reveal_after="treasure_only", public_bids, queue]
         self._source_t[L["rule_options"]:L["rule_options"] + 4] = np.array(
             [opts.two_pairs == "distinct", opts.reveal_after == "treasure_only", opts.public_bids,
@@ -434,26 +442,24 @@ class BatchedMegaGem:
         A read-only view of the engine's buffer, rewritten by the next call: copy it to keep it.
         """
         obs, o, L, n, B = self._obs, self._off, self._layout, self.num_players, self.num_games
+        s = self._source_t[:, :B]
         if self._fresh.any():
-            self._write_game_constants(np.flatnonzero(self._fresh))
-        s = self._source_t
+            self._write_game_constants(np.flatnonzero(self._fresh), s)
         np.take(self._phase_obs_t, self.phase, axis=1, out=s[0:2], mode="clip")
-        np.take(self._chart_obs_t, self.chart, axis=1, out=s[2:7], mode="clip")
         h = L["head"]  # gem_value, round, auction_card, auction_deck_left, gem_row, gem_deck_left, display
         np.take(T.GEM_VALUE_OBS, self.display + self.chart * np.uint8(7), out=s[h:h + 5], mode="clip")
         np.take(T.ROUND_OBS, self.round, out=s[h + 5], mode="clip")
         np.take(self._card_obs_t, self.card, axis=1, out=s[h + 6:h + 12], mode="wrap")
         np.take(T.DECK_KIND_OBS, self.deck_left, out=s[h + 12:h + 18], mode="clip")
-        for slot in (0, 1):
-            at = self.sold + np.uint8(slot)
-            row = np.where(at < self.turned, self._rows_flat.take(self._gems_base + at), _NO_GEM)
-            np.take(self._colour_obs_t, row, axis=1, out=s[h + 18 + 5 * slot:h + 23 + 5 * slot], mode="clip")
+        at = self.sold + self._row_slots  # (2, B): the two gem-row slots
+        row = np.where(at < self.turned, self._rows_flat.take(self._gems_base + at), _NO_GEM)
+        np.take(self._colour_obs_t, row, axis=1, out=s[h + 18:h + 28].reshape(2, 5, B).transpose(1, 0, 2), mode="clip")
         np.take(self._gem_deck_obs, self.turned, out=s[h + 28], mode="clip")
         np.take(T.DISPLAY_OBS, self.display, out=s[h + 29:h + 34], mode="clip")
         at = L["hand"]
         np.take(self._hand_obs_t, self.hands, axis=1, out=s[at:at + 5 * n].reshape(5, n, B), mode="clip")
         at = L["bid_limit"]
-        np.take(T.COIN_OBS, np.where(self._bidding, self._limit, 0), out=s[at:at + n], mode="clip")
+        np.take(T.COIN_OBS, self._limit * self._bidding, out=s[at:at + n], mode="clip")
         at = L["players"]
         np.take(T.HAND_SIZE_OBS, self.hands, out=s[at:at + n], mode="clip")
         np.take(T.COIN_OBS, self.coins, out=s[at + n:at + 2 * n], mode="clip")
@@ -475,22 +481,27 @@ class BatchedMegaGem:
             random_tie = self.last_winner < 0
             s[at + 2 * n:at + 3 * n] *= ~random_tie
             s[L["tie_random"]] = random_tie
-        np.copyto(self._source, s.T)
-        s = self._source
-        # every seat's slots
-        obs[:, :, 0:o["own_hand"]] = s[:, None, 0:o["own_hand"]]
-        np.take(s, self._seat_index, axis=1, out=self._seat_part, mode="clip")
-        obs[:, :, o["own_hand"]:o["mission"]] = self._seat_part
-        np.take(s, self._tail_index, axis=1, out=self._tail_part, mode="clip")
-        obs[:, :, o["mission_owner"]:] = self._tail_part
+        # every seat's slots: the public head, transposed once and copied to every seat; the
+        # seat-relative rows, gathered whole (seat-major) and transposed into place, a block of
+        # games at a time (so that the rows gathered stay in cache while they are copied)
+        head, w, C = self._head, self._seat_width, _OBS_BLOCK
+        np.copyto(head, s[0:o["own_hand"]].T)
+        for c0 in range(0, B, C):
+            c1 = min(B, c0 + C)
+            obs[c0:c1, :, 0:o["own_hand"]] = head[c0:c1, None, :]
+            rows = np.take(self._source_t[:, c0:c0 + C + 8], self._seat_index, axis=0, out=self._seat_rows, mode="clip")
+            rows = rows[:, :, :c1 - c0].transpose(2, 0, 1)  # (games, n, per-seat slots)
+            obs[c0:c1, :, o["own_hand"]:o["mission"]] = rows[:, :, :w]
+            obs[c0:c1, :, o["mission_owner"]:] = rows[:, :, w:]
         return self._obs_view
 
-    def _write_game_constants(self, idx: np.ndarray) -> None:
-        """The slots fixed for a whole game (the missions), for newly dealt games ``idx``."""
-        obs, o = self._obs, self._off
-        block = np.zeros((len(idx), MISSIONS_IN_PLAY, 30), np.float32)
-        block[np.arange(len(idx))[:, None], np.arange(MISSIONS_IN_PLAY)[None, :], self.missions[:, idx].T] = 1.0
-        obs[idx, :, o["mission"]:o["mission"] + 120] = block.reshape(len(idx), 1, 120)
+    def _write_game_constants(self, idx: np.ndarray, s: np.ndarray) -> None:
+        """The slots fixed for a whole game (the value chart, the missions), for newly dealt games ``idx``."""
+        o, L = self._off, self._layout
+        s[L["value_chart"]:L["value_chart"] + 5, idx] = self._chart_obs_t[:, self.chart[idx]]
+        block = self._mission_obs[self.missions[:, idx].T]  # (games, 4 missions, 30): one-hot
+        self._obs[idx, :, o["mission"]:o["mission"] + MISSIONS_IN_PLAY * NUM_MISSIONS] = (
+            block.reshape(len(idx), 1, MISSIONS_IN_PLAY * NUM_MISSIONS))
         self._fresh[idx] = False
 
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
