@@ -300,7 +300,7 @@ class BatchedMegaGem:
         # ``_source_t`` (L, P): each feature is a row of games, written by one table look-up per
         # feature. The public head (phase, value_chart .. display) is the same for every seat; the
         # rest is seat-relative: seat p's slot for relative player k reads player (p + k) % n. Rows
-        # hold P floats, B rounded up to whole blocks of _OBS_BLOCK games, plus 8 (unused), so that
+        # hold P floats, B rounded up to whole blocks of games (_OBS_BLOCK), plus 8 unused, so that
         # consecutive rows are not a multiple of 4 KiB apart: reading a column across rows would
         # otherwise thrash the cache.
         layout: dict[str, int] = {}
@@ -323,7 +323,8 @@ class BatchedMegaGem:
         put("last", 3 * n)                # [feature (last_bids, last_winner, tie_rank), player]
         put("tie_random", 1)
         self._layout = layout
-        self._padded = -(-B // _OBS_BLOCK) * _OBS_BLOCK + 8
+        self._block = C = min(B, _OBS_BLOCK)
+        self._padded = -(-B // C) * C + 8
         self._source_t = np.zeros((size, self._padded), np.float32)
         rel = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # rel[p, k]
         L, colour = layout, np.arange(NUM_COLOURS)
@@ -340,7 +341,7 @@ class BatchedMegaGem:
         assert self._seat_width == o["mission"] - o["own_hand"]
         assert self._seat_index.shape[1] - self._seat_width == D - o["mission_owner"]
         # a block of games' per-seat rows (seat-major), and the public head game-major
-        self._seat_rows = np.zeros((n, self._seat_index.shape[1], _OBS_BLOCK + 8), np.float32)
+        self._seat_rows = np.zeros((n, self._seat_index.shape[1], C + 8), np.float32)
         self._head = np.zeros((B, o["own_hand"]), np.float32)
         # tables with the value axis first, so that look-ups write whole rows of games
         self._hand_obs_t = np.ascontiguousarray(T.HAND_OBS.T)
@@ -484,7 +485,7 @@ class BatchedMegaGem:
         # every seat's slots: the public head, transposed once and copied to every seat; the
         # seat-relative rows, gathered whole (seat-major) and transposed into place, a block of
         # games at a time (so that the rows gathered stay in cache while they are copied)
-        head, w, C = self._head, self._seat_width, _OBS_BLOCK
+        head, w, C = self._head, self._seat_width, self._block
         np.copyto(head, s[0:o["own_hand"]].T)
         for c0 in range(0, B, C):
             c1 = min(B, c0 + C)
