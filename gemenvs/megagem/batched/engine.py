@@ -8,10 +8,11 @@ mask has a single legal action) until each game waits on a real choice again, ex
 ``Game.apply_legal`` does, so that game ``b`` is always in the state the scalar engine reaches
 with the same choices. Finished games are scored and, by default, dealt afresh.
 
-The step, the observations and the masks are vectorized over games and seats; the only Python
-loops run over rule phases: one pass through bid, reveal and round end, then, for the few games
-whose next round has every bid forced (no seat has coins and the card is not a Loan), one more
-pass per such round.
+The step, the observations and the masks are vectorized over games and seats; the step runs one
+pass through bid, reveal and round end, then one pass that plays, for the few games whose next
+round has every bid forced (no seat has coins and the card is not a Loan), the whole run of such
+rounds at once. The only Python loop over games is a cache blocking: ``observations`` moves the
+slots of 256 games at a time into place.
 
 Layout: per-seat state is seat-major, ``(n, B)`` (every operation runs along contiguous rows of B
 games), per-game state is ``(B,)`` or ``(B, k)``. Gem counts are codes (:mod:`.tables`).
