@@ -49,7 +49,9 @@ _U8_ROWS = _MISSIONS + MISSIONS_IN_PLAY
 _CARD, _WINNER, _LAST_WINNER, _OWNER = 0, 1, 2, 3
 _I8_ROWS = _OWNER + MISSIONS_IN_PLAY
 _REVEAL_FORCED_BIT = 0x80
-_OBS_BLOCK = 256  # games whose per-seat observation slots are gathered and copied at once
+_OBS_BLOCK = 256
+_ROW_SHIFT = 7
+_ROW_WIDTH = 1 << _ROW_SHIFT  # entries per row of the flat mask tables (more than any num_actions)  # games whose per-seat observation slots are gathered and copied at once
 
 _U64 = np.uint64
 _GOLDEN = _U64(0x9E3779B97F4A7C15)
@@ -291,8 +293,29 @@ class BatchedMegaGem:
         self._mask = np.zeros((B, n, A), np.bool_)
         self._mask_view = self._mask.view(np.int8)
         self._mask_view.flags.writeable = False
-        # mask rows by bid limit + 1 (row 0: no bid allowed)
-        self._mask_rows = np.arange(A)[None, :] <= np.arange(-1, self.opts.max_bid + 1)[:, None]
+        # Every seat's mask is one row of ``_mask_table``, its row number in ``_choice`` (``_refresh``):
+        # 0 no choice, bid limit + 1 for a bidder, ``_reveal_row`` + the colours held (bits) for the
+        # winner that chooses a reveal. ``_nth[r, k]`` is the k-th legal action of row r,
+        # ``_count[r]`` their number: a uniform random legal action and the action check are look-ups.
+        rs = self._reveal_start
+        bid_rows = np.arange(A)[None, :] <= np.arange(-1, self.opts.max_bid + 1)[:, None]
+        held = (np.arange(1 << NUM_COLOURS)[:, None] >> np.arange(NUM_COLOURS)) & 1
+        reveal_rows = np.zeros((1 << NUM_COLOURS, A), np.bool_)
+        reveal_rows[:, rs:rs + NUM_COLOURS] = held
+        self._reveal_row = len(bid_rows)
+        self._mask_table = np.concatenate([bid_rows, reveal_rows])
+        # (the flat tables have rows of _ROW_WIDTH entries, zero beyond the actions: action & 127
+        # indexes a row, and equals the action only for actions in 0..127)
+        wide = np.zeros((len(self._mask_table), _ROW_WIDTH), np.bool_)
+        wide[:, :A] = self._mask_table
+        self._mask_table_flat = wide.reshape(-1)
+        self._count = self._mask_table.sum(axis=1).astype(np.float64)
+        nth = np.full(wide.shape, -1, np.int64)
+        for r, row in enumerate(self._mask_table):
+            legal = np.flatnonzero(row)
+            nth[r, :legal.size] = legal
+        self._nth_flat = nth.reshape(-1)
+        self._held_bits = (T.COUNTS > 0).astype(np.int16) @ (np.int16(1) << np.arange(NUM_COLOURS, dtype=np.int16))
         o = {s.name: s.offset for s in self.game.spec.slices}
         self._off = o
         assert o["hand_size"] == o["bid_limit"] + 1 and o["mission"] == o["hand_size"] + 10 * n
@@ -414,28 +437,30 @@ class BatchedMegaGem:
         self._bidding = self.phase == BID
         self._revealing = self.phase == REVEAL
         self._bidders = self._bidding & (self._limit > 0)  # (n, B): a limit of 0 was bid for (forced)
+        choice = (self._limit + np.int16(1)) * self._bidders  # each seat's mask row (see _allocate_outputs)
+        self._winner_revealing = None
+        if self._revealing.any():
+            self._winner_revealing = rw = (self._seat == self.winner) & self._revealing
+            choice += rw * (self._held_bits.take(self.hands) + np.int16(self._reveal_row))
+        self._choice = choice.astype(np.intp)
+        self._choice_at = self._choice << _ROW_SHIFT  # (its first entry in the flat tables)
 
     # ------------------------------------------------------------------ queries
 
     def to_act(self) -> np.ndarray:
         """(B, n) bool: the seats with a choice now (forced decisions are already played)."""
-        return (self._bidders | (self._revealing & (self._seat == self.winner))).T.copy()
+        return (self._choice > 0).T.copy()
 
     def num_to_act(self) -> int:
         """How many seats of all games have a choice now (``to_act().sum()``)."""
-        return int(np.count_nonzero(self._bidders)) + int(np.count_nonzero(self._revealing))
+        return int(np.count_nonzero(self._choice))
 
     def action_masks(self) -> np.ndarray:
         """(B, n, num_actions) int8 legal-action masks, equal to the scalar ``legal_mask(state, p)``.
 
         A read-only view of the engine's buffer, rewritten by the next call: copy it to keep it.
         """
-        rows = np.where(self._bidders, self._limit + 1, 0)
-        np.take(self._mask_rows, rows.T, axis=0, out=self._mask, mode="clip")
-        if self._revealing.any():
-            idx = np.flatnonzero(self._revealing)
-            w = self.winner[idx]
-            self._mask[idx, w, self._reveal_start:] = T.COUNTS[self.hands[w, idx]] > 0
+        np.take(self._mask_table, self._choice.T, axis=0, out=self._mask, mode="clip")
         return self._mask_view
 
     def observations(self) -> np.ndarray:
@@ -509,18 +534,11 @@ class BatchedMegaGem:
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
         """(B, n) int64 actions drawn uniformly among each seat's legal actions (-1 for seats not to act).
 
-        A bidder draws a bid in 0..limit, a revealing winner one of the colours it holds (the
-        distribution of a uniform choice among the mask's legal actions); a (n, B) array transposed.
+        The k-th legal action of the seat's mask row, k drawn uniformly; a (n, B) array transposed.
         """
         u = rng.random((self.num_players, self.num_games))
-        bids = (u * (self._limit + 1)).astype(np.int64)
-        actions = np.where(self._bidders, bids, -1)
-        if self._revealing.any():
-            is_w = (self._seat == self.winner) & self._revealing
-            hand = (self.hands * is_w).sum(axis=0, dtype=np.uint16)
-            pick = (u[0] * T.NUM_HELD.take(hand)).astype(np.int64)
-            colour = T.HELD.reshape(-1).take(hand.astype(np.int64) * NUM_COLOURS + pick)
-            actions += is_w * (self._reveal_start + colour - actions)
+        u *= self._count.take(self._choice)
+        actions = self._nth_flat.take(self._choice_at + u.astype(np.intp))
         return actions.T
 
     # ------------------------------------------------------------------ the step
@@ -541,9 +559,12 @@ class BatchedMegaGem:
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers; got dtype {a.dtype}")
         at = a.T
-        colour = a[self._ar, self.winner].astype(np.int64) - self._reveal_start  # (winner -1 outside reveals)
         if self.check:
-            self._check(a, at, colour)
+            self._check(a, at)
+        if self._winner_revealing is not None:  # the colour the revealing winner chose
+            colour = (at * self._winner_revealing).sum(axis=0) - self._reveal_start
+        else:
+            colour = np.zeros(B, np.int64)
         bids = at.astype(np.int16) * self._bidders  # a seat with a bid limit of 0 bids 0 (forced)
         ended, all_forced = self._play(bids, colour)
         if all_forced.any():
@@ -554,19 +575,15 @@ class BatchedMegaGem:
         self._refresh()
         return result
 
-    def _check(self, a: np.ndarray, at: np.ndarray, colour: np.ndarray) -> None:
+    def _check(self, a: np.ndarray, at: np.ndarray) -> None:
         """Raise IllegalActionError for the first illegal action of a seat to act (game, then seat order)."""
         limit = self._limit
-        bad = self._bidders & ((at < 0) | (at > limit))
-        rev = self._revealing
-        if rev.any():
-            idx = np.flatnonzero(rev)
-            c = colour[idx]
-            ok = (c >= 0) & (c < NUM_COLOURS)
-            ok &= T.COUNTS[self.hands[self.winner[idx], idx], np.clip(c, 0, NUM_COLOURS - 1)] > 0
-            bad[self.winner[idx[~ok]], idx[~ok]] = True
-        if not bad.any():
+        low = at & (_ROW_WIDTH - 1)
+        legal = self._mask_table_flat.take(self._choice_at + low)  # (the mask entry of the action)
+        legal &= low == at
+        if not (legal < (self._choice > 0)).any():
             return
+        bad = (self._choice > 0) & ~legal
         b, p = (int(x) for x in np.argwhere(bad.T)[0])
         action = int(a[b, p])
         A = self.num_actions
