@@ -213,6 +213,14 @@ class BatchedMegaGem:
         self._colours = np.arange(NUM_COLOURS, dtype=np.int16)[:, None]
         self._row_slots = np.arange(2, dtype=np.uint8)[:, None]
         self._kinds = np.arange(NUM_AUCTION_KINDS, dtype=np.int16)[:, None]
+        self._kinds8 = np.arange(NUM_AUCTION_KINDS, dtype=np.uint8)[:, None]
+        self._colours8 = np.arange(NUM_COLOURS, dtype=np.uint8)[:, None]
+        self._seat8 = np.arange(n, dtype=np.int8)[:, None]
+        self._seat_bits = (np.uint8(1) << np.arange(n, dtype=np.uint8))[:, None]
+        self._card_debts_t = np.ascontiguousarray(T.CARD_DEBTS.T)  # (3, card kinds)
+        # seat q's place in the tie order after seat w won: (q - w - 1) % n, (n, w)
+        self._place_after = ((np.arange(n)[:, None] - np.arange(n)[None, :] - 1) % n).astype(np.int16)
+        self._win = _winner_table(n)
         self._allocate_state()
         self._allocate_outputs()
         self._pool: _DealPool | None = None
@@ -564,9 +572,8 @@ class BatchedMegaGem:
         if self._winner_revealing is not None:  # the colour the revealing winner chose
             colour = (at * self._winner_revealing).sum(axis=0) - self._reveal_start
         else:
-            colour = np.zeros(B, np.int64)
-        bids = at.astype(np.int16) * self._bidders  # a seat with a bid limit of 0 bids 0 (forced)
-        ended, all_forced = self._play(bids, colour)
+            colour = None
+        ended, all_forced = self._play(at, colour)
         if all_forced.any():
             self._play_forced_rounds(np.flatnonzero(all_forced), ended)
         result = self._end_games(ended)
@@ -602,93 +609,84 @@ class BatchedMegaGem:
             reason = f"no {COLOURS[action - self._reveal_start]} gem in hand"
         raise IllegalActionError(f"game {b}: illegal action {action} ({name}) by seat {p}: {reason}")
 
-    def _play(self, bids: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Every game's decision point, all games at once: the auctions of the bidding games (with
-        ``bids``, (n, B), 0 for every seat not bidding), the reveals (``colour``, or forced), then
+    def _play(self, at: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every game's decision point, all games at once: the auctions of the bidding games (bids
+        from ``at``, (n, B); a seat not bidding bids 0), the reveals (``colour``, or forced), then
         the end of the rounds. Returns the games that ended and the games whose new round has
         every bid forced.
 
-        (Masked updates are written as arithmetic with boolean arrays: x += (new - x) * mask.)
+        (Masked updates are ``np.copyto(x, new, where=mask)`` or arithmetic with boolean arrays.)
         """
-        fs, seat, n = self._for_sale, self._seat, self.num_players
+        fs, n = self._for_sale, self.num_players
         g = self._bidding
         card = self._card
+        bids = at.astype(np.int16) * self._bidders  # a seat with a bid limit of 0 bids 0 (forced)
         # Step 2: the highest bid wins; among tied bidders, the earliest place in the tie order.
-        # (bid * 8 - place is distinct for every seat, so exactly one seat has the largest.)
         top = bids.max(axis=0)
-        key = bids * np.int16(8) - self.tie_place
-        is_w = key == key.max(axis=0)
-        is_w &= g
-        if not self._queue:
-            first = g & (self.last_winner < 0)
-            if first.any():
-                self._first_auction_ties(np.flatnonzero(first), bids, top, is_w)
-        w = np.where(g, (is_w * seat).sum(axis=0, dtype=np.int16), self.winner)  # (revealing games keep theirs)
+        if self._queue:  # (bid * 8 - place is distinct for every seat: exactly one seat has the largest)
+            key = bids * np.int16(8) - self.tie_place
+            w = (self._seat8 * (key == key.max(axis=0))).sum(axis=0, dtype=np.int8)
+        else:  # the tie order starts left of the last winner; clarification 4: in the first auction a
+            # tied bidder is drawn (the draws were made at the deal): ``_win`` by last winner, draws, ties
+            at = self.last_winner.astype(np.intp)
+            at <<= 8
+            at += self.tie_picks
+            at <<= n
+            at += ((bids == top) * self._seat_bits).sum(axis=0, dtype=np.intp)
+            w = self._win.take(at)
+        w = np.where(g, w, self.winner)  # (revealing games keep theirs)
+        is_w = self._seat8 == w
+        won = is_w & g
         # Treasure: the gems at the front of the row (clarification 6: a 2-gem card with one gem left buys it)
         sold = self.sold
-        k = np.minimum(T.TREASURE_GEMS.take(card), fs - sold) * g
+        k = np.minimum(T.TREASURE_GEMS.take(card), fs - sold)
+        k *= g
         at = self._prefix_base + sold
-        self.collections += is_w * (self._prefix_flat.take(at + k) - self._prefix_flat.take(at))
-        self.sold += k
+        self.collections += won * (self._prefix_flat.take(at + k) - self._prefix_flat.take(at))
+        sold += k
         # Clarification 7: a Loan pays its amount and the winner pays its bid; an Invest card locks the bid.
-        self.coins += is_w * (T.LOAN_AMOUNT.take(card) - top)
-        if (g & T.NOT_TREASURE.take(card)).any():
-            self.debts[0] += is_w * T.LOAN_AMOUNT_U8.take(card)
-            invest = T.INVEST_AMOUNT.take(card)
-            self.debts[1] += is_w * invest
-            self.debts[2] += is_w * (top.astype(np.uint8) * (invest > 0))
-        place = self.tie_place
+        self.coins += won * (T.LOAN_AMOUNT.take(card) - top)
+        debts = self._card_debts_t.take(card, axis=1)  # (3, B): loan owed, investment, (locked bid)
+        np.multiply(top, T.IS_INVEST.take(card), out=debts[2], casting="unsafe")
+        self.debts += won * debts[:, None, :]
         if self._queue:  # the winner goes to the back of the queue
+            place = self.tie_place
             moved = place - (place > (place * is_w).sum(axis=0, dtype=np.int16))
             moved += is_w * (np.int16(n - 1) - moved)
+            np.copyto(place, moved, where=g)
         else:  # the next tie order starts left of the winner: seat q's place is (q - w - 1) % n
-            moved = seat - w - np.int16(1)
-            moved += np.int16(n) * (moved < 0)
-        place += (moved - place) * g
-        self.last_bids *= ~g
-        self.last_bids += bids
+            np.copyto(self.tie_place, self._place_after.take(w, axis=1, mode="wrap"), where=g)
+        np.copyto(self.last_bids, bids, where=g)
         self.winner[:] = w
-        self.last_winner[:] = np.where(g, w, self.last_winner)
+        np.copyto(self.last_winner, w, where=g)
         # Step 3: the winner reveals a gem, unless its hand is empty (or, with reveal_after=
         # "treasure_only", the card is not a Treasure); none in the round that sells the last gem:
-        # every hand is revealed at the end anyway.
-        is_w = seat == w
+        # every hand is revealed at the end anyway. A one-colour hand reveals it (forced).
         hand_w = (self.hands * is_w).sum(axis=0, dtype=np.uint16)
-        must = g & (T.SIZE.take(hand_w) > 0) & (self.sold < fs)
+        live = sold < fs
+        live &= g
         if self._treasure_only:
-            must &= T.TREASURE_GEMS.take(card) > 0
-        single = T.SINGLE.take(hand_w)
-        forced_rev = must & (single >= 0)  # a one-colour hand has a single choice: the engine plays it
-        self.phase |= must & ~forced_rev   # (BID = 0 -> REVEAL = 1)
+            live &= T.TREASURE_GEMS.take(card) > 0
+        choice = T.SEVERAL.take(hand_w)  # several colours: the winner chooses (phase REVEAL)
+        choice &= live
+        single = T.SINGLE_OR_NONE.take(hand_w)
+        c = np.where(live, single, np.uint8(_NO_GEM))
+        if self._winner_revealing is not None:
+            np.copyto(c, colour, where=self._revealing, casting="unsafe")
+        self.phase |= choice  # (BID = 0 -> REVEAL = 1)
         if self.record:
             idx = np.flatnonzero(g)
             r = self.round[idx].astype(np.int64) - 1
             self.rec_bids[idx, r] = bids[:, idx].T
             self.rec_winner[idx, r] = w[idx]
             self.rec_forced[idx, r] = ((self._limit[:, idx] == 0) * self._forced_bits).sum(axis=0, dtype=np.uint8)
-        reveal = self._revealing | forced_rev
-        c = np.where(reveal, np.where(forced_rev, single, colour), _NO_GEM)
+            forced = live & (single < _NO_GEM)
+            self._record_reveals(self._revealing | forced, c, forced)
         self.hands -= is_w * T.POW.take(c)
-        self.display += self._colours == c
-        if self.record:
-            self._record_reveals(reveal, c, forced_rev)
-        finishing = (g & ~must) | reveal
+        self.display += self._colours8 == c
+        finishing = g & ~choice
+        finishing |= self._revealing
         return self._finish_rounds(finishing, w, is_w)
-
-    def _first_auction_ties(self, idx: np.ndarray, bids: np.ndarray, top: np.ndarray, is_w: np.ndarray) -> None:
-        """Clarification 4: a tie in the game's first auction goes to a tied bidder drawn at random,
-        ``tied[rng.integers(len(tied))]`` in seat order; the draws were made at the deal (deal.py)."""
-        tied = bids[:, idx] == top[idx]
-        ntied = tied.sum(axis=0)
-        keep = ntied > 1
-        idx, tied, ntied = idx[keep], tied[:, keep], ntied[keep]
-        if not idx.size:
-            return
-        shift = np.array([0, 0] + [PICK_SHIFT[j] for j in range(2, 6)], np.uint8)[ntied]
-        mask = np.array([0, 0] + [PICK_MASK[j] for j in range(2, 6)], np.uint8)[ntied]
-        pick = (self.tie_picks[idx] >> shift) & mask
-        rank = np.cumsum(tied, axis=0) - 1
-        is_w[:, idx] = tied & (rank == pick)
 
     def _record_reveals(self, reveal: np.ndarray, c: np.ndarray, forced: np.ndarray) -> None:
         idx = np.flatnonzero(reveal)
@@ -705,21 +703,23 @@ class BatchedMegaGem:
         # Collection meets them. Only the winner's Collection changed this round, and every other
         # player's was checked after every earlier round, so only the winner can claim.
         bits = self._met.take((self.collections * is_w).sum(axis=0, dtype=np.uint16))
-        claim = ((bits >> self.missions) & np.uint32(1)).astype(np.bool_)
+        claim = (bits >> self.missions) & np.uint32(1)
         claim &= self.mission_owner < 0
         claim &= g
-        self.mission_owner += claim * (w + np.int16(1)).astype(np.int8)  # (-1 -> w)
-        self.winner[:] = np.where(g, np.int8(-1), self.winner)
-        self.turned[:] = np.where(g, np.minimum(self.sold + np.uint8(2), np.uint8(fs)), self.turned)  # refill the row
-        ending = g & (self.sold >= fs)  # the last gem is sold: the game ends (clarification 10)
+        np.copyto(self.mission_owner, w, where=claim.astype(np.bool_))  # (-1 -> w)
+        np.copyto(self.winner, np.int8(-1), where=g)
+        np.copyto(self.turned, np.minimum(self.sold + np.uint8(2), np.uint8(fs)), where=g)  # refill the row
+        ending = self.sold >= fs  # the last gem is sold: the game ends (clarification 10)
+        ending &= g
         starting = g & ~ending
         self.round += starting
         card = self._rows_flat.take(self._auction_base + self.round)
-        self.card[:] = np.where(starting, card, self.card)
-        self.deck_left -= self._kinds == np.where(starting, card, _NO_CARD)
-        self.phase *= ~starting  # (-> BID = 0)
-        limit0 = (self.coins.max(axis=0) == 0) & (T.LOAN_AMOUNT.take(self.card.astype(np.intp)) == 0)
-        return ending, starting & limit0
+        np.copyto(self.card, card, where=starting, casting="unsafe")
+        self.deck_left -= (self._kinds8 == card) & starting
+        np.copyto(self.phase, np.uint8(BID), where=starting)
+        starting &= self.coins.max(axis=0) == 0
+        starting &= T.LOAN_AMOUNT.take(card) == 0
+        return ending, starting
 
     def _play_forced_rounds(self, idx: np.ndarray, ended: np.ndarray) -> None:
         """Play the rounds of games ``idx`` in which every bid is forced, one after another until a
@@ -917,6 +917,27 @@ class BatchedMegaGem:
         """Game ``b`` as a scalar :class:`~gemenvs.megagem.rules.MegaGemState` (rebuilt by replaying
         :meth:`to_dict`, which the scalar engine checks field by field)."""
         return self.game.state_from_dict(self.to_dict(b))
+
+
+def _winner_table(n: int) -> np.ndarray:
+    """The winner of an auction (tie_break="rulebook") at ``((last winner * 256 + draws) << n) + tied``
+    (negative for last winner -1: ``take`` counts from the end): ``tied`` has bit p set for each
+    seat with the top bid. After the first auction the tie order starts left of the last winner;
+    in the first auction a tie goes to ``tied[draw]`` (seat order), the draw for that many tied
+    bidders packed in the ``draws`` byte (deal.py)."""
+    size = 1 << n
+    table = np.zeros((n + 1, 256, size), np.int8)  # blocks: last winner 0..n-1, then -1
+    for last in range(-1, n):
+        order = list(range(n)) if last < 0 else [(last + 1 + i) % n for i in range(n)]
+        for tied in range(1, size):
+            seats = [p for p in range(n) if tied >> p & 1]
+            if last >= 0 or len(seats) == 1:
+                table[last, :, tied] = next(p for p in order if tied >> p & 1)
+            else:
+                k = len(seats)
+                draws = (np.arange(256) >> PICK_SHIFT[k]) & PICK_MASK[k]
+                table[last, :, tied] = np.array(seats)[np.minimum(draws, k - 1)]
+    return table.reshape(-1)
 
 
 def _terminal_rewards(mode: str, scores: np.ndarray, scale: float) -> np.ndarray:

@@ -34,6 +34,10 @@ COUNTS = (np.arange(NUM_CODES)[:, None] // POW[:NUM_COLOURS].astype(np.int64) % 
 SIZE = COUNTS.sum(axis=1, dtype=np.uint8)
 #: (NUM_CODES,) int8: the colour of a code holding one colour only, else -1 (a forced reveal)
 SINGLE = np.where((COUNTS > 0).sum(axis=1) == 1, (COUNTS > 0).argmax(axis=1), -1).astype(np.int8)
+#: (NUM_CODES,) uint8: the colour of a one-colour code, else 5 ("no gem": empty or several colours)
+SINGLE_OR_NONE = np.where(SINGLE >= 0, SINGLE, NUM_COLOURS).astype(np.uint8)
+#: (NUM_CODES,) bool: the code holds several colours (a reveal is a choice)
+SEVERAL = (COUNTS > 0).sum(axis=1) > 1
 
 #: (NUM_CODES,) uint8: how many colours a code holds; (NUM_CODES, 5) uint8: those colours, in order
 NUM_HELD = (COUNTS > 0).sum(axis=1, dtype=np.uint8)
