@@ -219,7 +219,9 @@ class BatchedMegaGem:
         self._seat_bits = (np.uint8(1) << np.arange(n, dtype=np.uint8))[:, None]
         self._card_debts_t = np.ascontiguousarray(T.CARD_DEBTS.T)  # (3, card kinds)
         # seat q's place in the tie order after seat w won: (q - w - 1) % n, (n, w)
-        self._place_after = ((np.arange(n)[:, None] - np.arange(n)[None, :] - 1) % n).astype(np.int16)
+        # (and, in column n, that is -1 by wrap-around, the first auction's order 0..n-1)
+        self._place_after = np.concatenate([(np.arange(n)[:, None] - np.arange(n)[None, :] - 1) % n,
+                                            np.arange(n)[:, None]], axis=1).astype(np.int16)
         self._win = _winner_table(n)
         self._allocate_state()
         self._allocate_outputs()
@@ -570,7 +572,7 @@ class BatchedMegaGem:
         if self.check:
             self._check(a, at)
         if self._winner_revealing is not None:  # the colour the revealing winner chose
-            colour = (at * self._winner_revealing).sum(axis=0) - self._reveal_start
+            colour = (at * self._winner_revealing).sum(axis=0, dtype=np.uint8)  # (reveal_start + colour)
         else:
             colour = None
         ended, all_forced = self._play(at, colour)
@@ -654,11 +656,13 @@ class BatchedMegaGem:
             moved = place - (place > (place * is_w).sum(axis=0, dtype=np.int16))
             moved += is_w * (np.int16(n - 1) - moved)
             np.copyto(place, moved, where=g)
-        else:  # the next tie order starts left of the winner: seat q's place is (q - w - 1) % n
-            np.copyto(self.tie_place, self._place_after.take(w, axis=1, mode="wrap"), where=g)
-        np.copyto(self.last_bids, bids, where=g)
+        self.last_bids *= ~g
+        self.last_bids += bids
         self.winner[:] = w
-        np.copyto(self.last_winner, w, where=g)
+        lw = self.last_winner
+        lw += (w - lw) * g
+        if not self._queue:  # the tie order starts left of the last winner: seat q's place is (q - w - 1) % n
+            np.take(self._place_after, lw, axis=1, out=self.tie_place, mode="wrap")
         # Step 3: the winner reveals a gem, unless its hand is empty (or, with reveal_after=
         # "treasure_only", the card is not a Treasure); none in the round that sells the last gem:
         # every hand is revealed at the end anyway. A one-colour hand reveals it (forced).
@@ -667,12 +671,13 @@ class BatchedMegaGem:
         live &= g
         if self._treasure_only:
             live &= T.TREASURE_GEMS.take(card) > 0
+        hand_w *= live
         choice = T.SEVERAL.take(hand_w)  # several colours: the winner chooses (phase REVEAL)
-        choice &= live
-        single = T.SINGLE_OR_NONE.take(hand_w)
-        c = np.where(live, single, np.uint8(_NO_GEM))
-        if self._winner_revealing is not None:
-            np.copyto(c, colour, where=self._revealing, casting="unsafe")
+        c = T.SINGLE_OR_NONE.take(hand_w)  # the colour revealed now (5: none)
+        if colour is not None:  # (revealing games: c is 5 here, and the winner's action is reveal_start + colour)
+            colour -= np.uint8((self._reveal_start + _NO_GEM) % 256)
+            colour *= self._revealing
+            c += colour
         self.phase |= choice  # (BID = 0 -> REVEAL = 1)
         if self.record:
             idx = np.flatnonzero(g)
@@ -680,7 +685,7 @@ class BatchedMegaGem:
             self.rec_bids[idx, r] = bids[:, idx].T
             self.rec_winner[idx, r] = w[idx]
             self.rec_forced[idx, r] = ((self._limit[:, idx] == 0) * self._forced_bits).sum(axis=0, dtype=np.uint8)
-            forced = live & (single < _NO_GEM)
+            forced = live & (c < _NO_GEM)
             self._record_reveals(self._revealing | forced, c, forced)
         self.hands -= is_w * T.POW.take(c)
         self.display += self._colours8 == c
@@ -707,16 +712,17 @@ class BatchedMegaGem:
         claim &= self.mission_owner < 0
         claim &= g
         np.copyto(self.mission_owner, w, where=claim.astype(np.bool_))  # (-1 -> w)
-        np.copyto(self.winner, np.int8(-1), where=g)
-        np.copyto(self.turned, np.minimum(self.sold + np.uint8(2), np.uint8(fs)), where=g)  # refill the row
+        self.winner |= -g.view(np.int8)  # (-> -1)
+        turned = self.turned  # refill the row
+        turned += (np.minimum(self.sold + np.uint8(2), np.uint8(fs)) - turned) * g
         ending = self.sold >= fs  # the last gem is sold: the game ends (clarification 10)
         ending &= g
         starting = g & ~ending
         self.round += starting
         card = self._rows_flat.take(self._auction_base + self.round)
-        np.copyto(self.card, card, where=starting, casting="unsafe")
+        self.card += (card.view(np.int8) - self.card) * starting
         self.deck_left -= (self._kinds8 == card) & starting
-        np.copyto(self.phase, np.uint8(BID), where=starting)
+        self.phase *= ~starting  # (-> BID = 0)
         starting &= self.coins.max(axis=0) == 0
         starting &= T.LOAN_AMOUNT.take(card) == 0
         return ending, starting
