@@ -18,6 +18,7 @@ USAGE_EXAMPLES = """examples:
   gemenvs-train configs/megagem/selfplay.yaml total_timesteps=200000 n_envs=2 ppo.learning_rate=1e-4
   gemenvs-train configs/megagem/selfplay.yaml env.options.num_players=3 name=megagem_3p
   gemenvs-train configs/megagem/selfplay.yaml backend=rllib rllib.num_env_runners=2
+  gemenvs-train configs/megagem/selfplay_lean.yaml
   gemenvs-train --resume runs/megagem_selfplay total_timesteps=2000000
 """
 
@@ -72,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if cfg.backend == "rllib":  # Ray RLlib (the rllib extra): imported only for this backend
             from gemenvs.training.rllib_backend import train  # a ConfigError without the extra
+        elif cfg.backend == "lean":  # the single-file masked PPO on the batched engine (torch, no SB3)
+            from gemenvs.training.lean_ppo import train
         else:
             from gemenvs.training.selfplay import train  # torch and SB3: only once the config is good
         train(cfg, resume=ns.resume)

@@ -230,9 +230,10 @@ class TrainConfig:
     """torch threads per process"""
     progress_bar: bool = True
     """show a tqdm bar with fps and win rates"""
-    backend: Literal["sb3", "rllib"] = "sb3"
+    backend: Literal["sb3", "rllib", "lean"] = "sb3"
     """'sb3': MaskablePPO in this process (gemenvs.training.selfplay); 'rllib': multi-agent PPO on Ray RLlib,
-    on one machine or a cluster (gemenvs.training.rllib_backend, the rllib section; docs/scaling.md)"""
+    on one machine or a cluster (gemenvs.training.rllib_backend, the rllib section; docs/scaling.md); 'lean':
+    a single-file masked PPO on torch over the batched engine's arrays, MegaGem only (gemenvs.training.lean_ppo)"""
     env: EnvConfig = field(default_factory=EnvConfig)
     """the game"""
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -575,7 +576,7 @@ def validate(cfg: TrainConfig) -> None:
         if size < 1:
             raise ConfigError(f"ppo.net_arch[{k}] must be a positive layer size; got {size}")
     rollout = cfg.ppo.n_steps * cfg.n_envs
-    if cfg.backend == "sb3" and rollout % cfg.ppo.batch_size:  # (RLlib's PPO takes a last, smaller minibatch)
+    if cfg.backend in ("sb3", "lean") and rollout % cfg.ppo.batch_size:  # (RLlib's PPO takes a last, smaller minibatch)
         raise ConfigError(f"ppo.batch_size ({cfg.ppo.batch_size}) must divide one rollout, ppo.n_steps * n_envs "
                           f"= {cfg.ppo.n_steps} * {cfg.n_envs} = {rollout}, so every minibatch is full")
     if cfg.name is not None:
@@ -597,6 +598,9 @@ def validate(cfg: TrainConfig) -> None:
             raise ConfigError("eval.opponents must name at least one baseline")
         if cfg.vec_env == "batched" and game != "megagem":
             raise ConfigError(f"vec_env: 'batched' plays MegaGem only, not {game}; use 'auto' or 'subproc'")
+        if cfg.backend == "lean" and game != "megagem":
+            raise ConfigError(f"backend lean plays on the batched engine, which runs MegaGem only, not {game}; "
+                              f"use backend sb3 (or rllib) for {game}")
         if cfg.pool.family.members and game != "megagem":
             raise ConfigError(f"pool.family: the tuned bidder family plays MegaGem only, not {game}; "
                               f"set pool.family.members to 0")
@@ -630,6 +634,18 @@ def validate(cfg: TrainConfig) -> None:
                           f"got {cfg.eval.best_by!r}")
     if cfg.backend == "rllib":
         check_rllib(cfg)
+    if cfg.backend == "lean":
+        check_lean(cfg)
+
+
+def check_lean(cfg: TrainConfig) -> None:
+    """What ``backend: lean`` (gemenvs.training.lean_ppo) cannot run: the per-process path and behaviour cloning."""
+    if cfg.vec_env == "subproc":
+        raise ConfigError("backend lean: vec_env must be 'auto' or 'batched' (it plays the batched engine's games in "
+                          "this process); got 'subproc'")
+    if cfg.pretrain.teacher is not None:
+        raise ConfigError(f"backend lean: pretrain.teacher must be null (behaviour cloning runs on backend sb3); "
+                          f"got {cfg.pretrain.teacher!r}")
 
 
 def check_rllib(cfg: TrainConfig) -> None:

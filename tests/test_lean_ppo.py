@@ -1,0 +1,227 @@
+"""backend lean (gemenvs.training.lean_ppo): config checks, masking, the export to PolicyAgent, a tiny
+run end to end, and learning beside the SB3 path on the same small config."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from gemenvs.agents import RandomAgent, play_game  # noqa: E402
+from gemenvs.agents.policy import PolicyAgent  # noqa: E402
+from gemenvs.megagem_v0 import env as megagem_env  # noqa: E402
+from gemenvs.training.cli import main  # noqa: E402
+from gemenvs.training.config import ConfigError, load_config  # noqa: E402
+from gemenvs.training.lean_ppo import (  # noqa: E402
+    MASKED_LOGIT,
+    ActorCritic,
+    LeanPPO,
+    load_model_state,
+    log_probs_and_entropy,
+    make_env,
+    sample,
+    train,
+)
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "megagem"
+LEAN_CONFIG = CONFIGS / "selfplay_lean.yaml"
+DEFAULT_CONFIG = CONFIGS / "selfplay.yaml"
+
+#: a small run against three RandomAgents on chart A, for both backends
+SMALL = ["n_envs=64", "ppo.n_steps=16", "ppo.batch_size=256", "ppo.n_epochs=4", "ppo.learning_rate=0.001",
+         "ppo.net_arch=[64]", "env.options={num_players: 4, value_chart: A}", "pool.baselines=[random]",
+         "pool.family.members=0", "pool.snapshot_every=0", "eval.every=0", "eval.opponents=[random]",
+         "eval.charts=null", "eval.workers=1", "checkpoint_every=0", "progress_bar=false", "torch_threads=1"]
+
+
+# ----------------------------------------------------------------------------- config
+
+def test_the_lean_config_loads_and_the_default_stays_sb3():
+    cfg = load_config(LEAN_CONFIG)
+    assert (cfg.backend, cfg.n_envs, cfg.ppo.n_steps * cfg.n_envs % cfg.ppo.batch_size) == ("lean", 2048, 0)
+    default = load_config(DEFAULT_CONFIG)
+    assert default.backend == "sb3"
+    assert (cfg.env, cfg.pool.baselines, cfg.pool.family, cfg.eval.opponents, cfg.eval.charts) == \
+        (default.env, default.pool.baselines, default.pool.family, default.eval.opponents, default.eval.charts)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["backend=torch"], "backend must be one of 'sb3', 'rllib', 'lean'"),
+    (["env.id=gemenvs/GEM-v0", "env.options={}", "pool.family.members=0", "pool.baselines=[random]",
+      "eval.opponents=[random]", "eval.charts=null"],
+     "backend lean plays on the batched engine, which runs MegaGem only, not gem; use backend sb3"),
+    (["vec_env=subproc"], "backend lean: vec_env must be 'auto' or 'batched'"),
+    (["pretrain.teacher=heuristic"], "backend lean: pretrain.teacher must be null"),
+    (["ppo.batch_size=3000"], "ppo.batch_size (3000) must divide one rollout"),
+])
+def test_config_errors(overrides, message):
+    with pytest.raises(ConfigError) as e:
+        load_config(LEAN_CONFIG, overrides)
+    assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_cli_reports_lean_errors_in_one_line(tmp_path, capsys):
+    assert main([str(LEAN_CONFIG), "vec_env=subproc", f"run_root={tmp_path}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gemenvs-train: error: backend lean: vec_env") and "\n" not in err
+    with pytest.raises(ConfigError, match="--resume is not supported with backend lean"):
+        train(load_config(LEAN_CONFIG, [f"run_root={tmp_path}"]), resume=tmp_path)
+    assert not list(tmp_path.iterdir()), "no run folder for a refused run"
+
+
+# ----------------------------------------------------------------------------- masking
+
+def random_masks(rng, rows: int, actions: int) -> torch.Tensor:
+    masks = rng.random((rows, actions)) < rng.uniform(0.02, 0.6, size=(rows, 1))
+    masks[np.arange(rows), rng.integers(0, actions, rows)] = True  # at least one legal action a row
+    return torch.from_numpy(masks)
+
+
+def test_never_samples_an_illegal_action():
+    rng = np.random.default_rng(0)
+    generator = torch.Generator().manual_seed(0)
+    model = ActorCritic(10, 91, [16])
+    with torch.no_grad():
+        model.actor[-1].bias.copy_(torch.linspace(-50, 50, 91))  # illegal actions with huge raw logits
+    for _ in range(50):
+        masks = random_masks(rng, 256, 91)
+        logits = model.masked_logits(torch.randn(256, 10), masks)
+        actions = sample(logits, generator)
+        assert masks[torch.arange(256), actions].all()
+        assert masks[torch.arange(256), logits.argmax(dim=1)].all()
+    # a single legal action is always the one sampled; a uniform row samples every legal action
+    masks = torch.zeros(4000, 5, dtype=torch.bool)
+    masks[:, [1, 3]] = True
+    actions = sample(torch.zeros(4000, 5).masked_fill(~masks, MASKED_LOGIT), generator)
+    assert set(actions.tolist()) == {1, 3} and abs(float((actions == 1).float().mean()) - 0.5) < 0.05
+
+
+def test_illegal_logits_do_not_count():
+    rng = np.random.default_rng(1)
+    masks = random_masks(rng, 64, 30)
+    raw = torch.randn(64, 30)
+    actions = torch.from_numpy(np.array([rng.choice(np.flatnonzero(m)) for m in masks.numpy()]))
+    other = raw.clone()
+    other[~masks] = torch.randn(int((~masks).sum())) * 1000  # any raw logit on an illegal action
+    raw.requires_grad_(True)
+    logp, entropy = log_probs_and_entropy(raw.masked_fill(~masks, MASKED_LOGIT), masks, actions)
+    logp2, entropy2 = log_probs_and_entropy(other.masked_fill(~masks, MASKED_LOGIT), masks, actions)
+    assert torch.equal(logp, logp2) and torch.equal(entropy, entropy2)
+    # the distribution over the legal actions only
+    expected = torch.log_softmax(raw.detach().masked_fill(~masks, -float("inf")), dim=1)
+    assert torch.allclose(logp, expected.gather(1, actions[:, None]).squeeze(1), atol=1e-5)
+    legal_p = expected.exp()
+    assert torch.allclose(entropy, -(legal_p * expected.nan_to_num(neginf=0.0)).sum(1), atol=1e-5)
+    (logp.sum() + entropy.sum()).backward()
+    assert raw.grad[~masks].abs().max() == 0 and raw.grad[masks].abs().max() > 0
+
+
+# ----------------------------------------------------------------------------- export
+
+@pytest.mark.parametrize("net_arch, activation", [([64, 32], "tanh"), ([48], "relu"), ([], "tanh")])
+def test_export_matches_the_torch_actor(net_arch, activation):
+    torch.manual_seed(3)
+    model = ActorCritic(244, 91, net_arch, activation)
+    agent = model.to_agent()
+    linear = [m for m in model.actor if isinstance(m, torch.nn.Linear)]
+    assert len(agent.layers) == len(linear)
+    for (w, b), m in zip(agent.layers, linear):  # the weights themselves, bit for bit
+        assert np.array_equal(w, m.weight.detach().numpy().T) and np.array_equal(b, m.bias.detach().numpy())
+    obs = torch.randn(512, 244)
+    with torch.no_grad():
+        expected = model.actor(obs).numpy()
+    got = agent.logits_batch(obs.numpy())
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    masks = random_masks(np.random.default_rng(0), 512, 91)
+    torch_choice = model.masked_logits(obs, masks).argmax(dim=1).numpy()
+    assert np.array_equal(agent.act_batch(obs.numpy(), masks.numpy().astype(np.int8)), torch_choice)
+
+
+# ----------------------------------------------------------------------------- a run
+
+def test_rollout_buffers_and_advantages():
+    cfg = load_config(DEFAULT_CONFIG, ["backend=lean", *SMALL, "n_envs=8", "ppo.n_steps=40", "ppo.batch_size=64"])
+    env = make_env(cfg)
+    env.update_opponents([("random", "random")])
+    learner = LeanPPO(cfg, env)
+    learner.start()
+    assert learner.collect()
+    assert learner.num_timesteps == 320 and learner.masks[torch.arange(40)[:, None], torch.arange(8),
+                                                         learner.actions].all()
+    assert learner.dones.sum() > 0 and set(learner.rewards[learner.dones == 0].unique().tolist()) == {0.0}
+    adv, returns = learner.advantages()
+    assert torch.allclose(returns - adv, learner.values)
+    # at a game's last step the advantage is its reward minus the value (no bootstrap across games; gamma 1)
+    ends = learner.dones == 1
+    t, b = torch.nonzero(ends, as_tuple=True)
+    lam = cfg.ppo.gae_lambda
+    for ti, bi in zip(t.tolist(), b.tolist()):
+        assert torch.isclose(adv[ti, bi], learner.rewards[ti, bi] - learner.values[ti, bi], atol=1e-6)
+        if ti > 0 and not ends[ti - 1, bi]:  # the step before: delta plus lambda times this advantage
+            delta = learner.values[ti, bi] - learner.values[ti - 1, bi]
+            assert torch.isclose(adv[ti - 1, bi], delta + lam * adv[ti, bi], atol=1e-5)
+    stats = learner.update()
+    assert stats["epochs"] == cfg.ppo.n_epochs and np.isfinite(stats["policy_loss"])
+    env.close()
+
+
+def test_tiny_run_writes_checkpoints_that_play(tmp_path):
+    overrides = [f"run_root={tmp_path}", "name=tiny", "seed=1", "total_timesteps=2048", "checkpoint_every=1024",
+                 "pool.snapshot_every=512", "pool.baselines=[random, heuristic]", "eval.every=1024", "eval.games=8",
+                 "eval.final_games=8"]
+    assert main([str(DEFAULT_CONFIG), "backend=lean", *SMALL, *overrides]) == 0
+    run = tmp_path / "tiny"
+    for name in ("config.yaml", "progress.csv", "eval.csv", "best_model.npz", "final_model.npz", "results.md",
+                 "results.json", "learning_curve.png", ".gemenvs-run"):
+        assert (run / name).exists(), name
+    ckpt = run / "checkpoints" / "step_000002048"
+    assert (run / "checkpoints" / "step_000001024" / "policy.npz").exists()
+    pool = json.loads((ckpt / "pool.json").read_text())
+    assert [m["name"] for m in pool["members"] if m["kind"] == "snapshot"] == \
+        ["snapshot_1024", "snapshot_2048"]  # every rollout is 1024 steps, so snapshots come per rollout
+    trainer = json.loads((ckpt / "trainer.json").read_text())
+    assert trainer["backend"] == "lean" and trainer["num_timesteps"] == 2048 and trainer["n_updates"] == 2
+    state = load_model_state(ckpt / "model.pt")  # weights_only=True
+    assert set(state["model"]) >= {"actor.0.weight", "critic.0.weight"}
+    assert not list(run.rglob("*.zip")) and not list(run.rglob("*.pkl"))
+    with np.load(ckpt / "policy.npz", allow_pickle=False) as data:
+        assert "header" in data
+    for path in (ckpt / "policy.npz", run / "best_model.npz", run / "final_model.npz"):
+        agent = PolicyAgent.load(path, deterministic=False, seed=0)
+        assert agent.metadata.get("backend") == "lean"
+        env = megagem_env(value_chart="A")  # illegal_action="raise": an illegal move would fail the test
+        final = play_game(env, [agent] + [RandomAgent.for_env(env, seed=k) for k in range(3)], seed=5)
+        assert set(final) == set(env.possible_agents) and "winners" in final["player_0"]
+    rows = (run / "progress.csv").read_text().splitlines()
+    assert len(rows) == 3 and rows[0].startswith("update,step,seconds,steps_per_s")
+
+
+def test_max_train_minutes_stops_a_run_early(tmp_path):
+    cfg = load_config(DEFAULT_CONFIG, ["backend=lean", *SMALL, f"run_root={tmp_path}", "name=timed",
+                                       "total_timesteps=1000000", "max_train_minutes=0.0001", "eval.final_games=4"])
+    run = train(cfg)
+    steps = json.loads((run / "results.json").read_text())["steps"]
+    assert 64 <= steps < 1024, "stopped within the first rollout"
+    assert (run / "final_model.npz").exists()
+
+
+# ----------------------------------------------------------------------------- learning, beside SB3
+
+def test_lean_and_sb3_both_learn_on_the_same_config(tmp_path):
+    """12,288 learner decisions each on the same config (same seed, games, PPO settings), then 200 held-out
+    games against three RandomAgents (chance 25%): both win clearly more than chance, and the lean backend
+    is not far behind MaskablePPO."""
+    from gemenvs.training.selfplay import train as train_sb3
+
+    rates = {}
+    for backend, run_fn in (("lean", train), ("sb3", train_sb3)):
+        cfg = load_config(DEFAULT_CONFIG, [f"backend={backend}", *SMALL, f"run_root={tmp_path}", f"name={backend}",
+                                           "seed=1", "total_timesteps=12288", "eval.final_games=200"])
+        result = json.loads((run_fn(cfg) / "results.json").read_text())["results"]["random"]
+        assert result["games"] == 200
+        rates[backend] = result["win_rate"]
+        assert result["win_ci"][0] > 0.4, (backend, result)  # chance is 0.25
+    assert rates["lean"] >= rates["sb3"] - 0.15, rates

@@ -1,0 +1,493 @@
+"""``backend: lean``: a single-file masked PPO on torch, playing the batched MegaGem engine in-process.
+
+The same algorithm as MaskablePPO (sb3-contrib) with the same ``ppo`` settings, written out in the
+style of CleanRL's ``ppo.py`` so that nothing stands between the batched engine and the network:
+
+1. **Rollout** (:meth:`LeanPPO.collect`): ``n_envs`` games of
+   :class:`~gemenvs.training.batched_env.BatchedSelfPlay` (the learner in one seat of each, the
+   opponents drawn from the pool and acting in batch) are stepped ``ppo.n_steps`` times in lockstep.
+   Each step is one forward pass of the actor and the critic over all games, straight from the
+   engine's numpy arrays into preallocated torch buffers ``(n_steps, n_envs, ...)``; no SB3 VecEnv,
+   no per-game Python.
+2. **Masking**: every illegal action's logit is set to :data:`MASKED_LOGIT` before the softmax, so
+   it is never sampled, never the argmax, has probability exactly 0, and adds nothing to the
+   entropy or to the log-probabilities in the loss (whatever the actor's raw logit there).
+3. **Advantages** (:meth:`LeanPPO.advantages`): GAE(gamma, lambda), the value of the state after the
+   rollout bootstrapping its last step; a finished game's step has no successor (its next
+   observation is the next game's first).
+4. **Update** (:meth:`LeanPPO.update`): ``ppo.n_epochs`` passes over the rollout in shuffled
+   minibatches of ``ppo.batch_size``: advantages normalised per minibatch, the clipped surrogate
+   objective, the value loss (MSE to the GAE returns, unclipped) times ``vf_coef``, the entropy
+   bonus times ``ent_coef``, Adam (eps 1e-5) and the gradient norm clipped to ``max_grad_norm``;
+   with ``ppo.target_kl`` the epochs stop at the first minibatch whose approximate KL exceeds
+   1.5 * target_kl (as SB3 does).
+
+The networks are MaskablePPO's ``MlpPolicy`` ones (separate actor and critic MLPs from
+``ppo.net_arch`` and ``ppo.activation``, orthogonal initialisation with SB3's gains), so the actor
+exports exactly to a :class:`~gemenvs.agents.policy.PolicyAgent` (:meth:`ActorCritic.to_agent`).
+
+:func:`train` runs it like the SB3 path (:mod:`gemenvs.training.selfplay`): the same opponent pool
+(:class:`~gemenvs.training.pool.OpponentPool`, prioritized sampling included; a snapshot every
+``pool.snapshot_every`` steps goes to ``pool/snapshot_N.npz`` and to the games through
+``update_opponents``), the same evaluation (:mod:`gemenvs.training.evaluate`) and the same files
+where they mean the same: ``config.yaml``, ``eval.csv``, ``best_model.npz``, ``final_model.npz``,
+``results.md``, ``results.json``, ``learning_curve.png``, ``progress.csv`` (one row per update:
+losses, win rate, steps/s and the time split env / policy / update), and
+``checkpoints/step_N/{policy.npz, model.pt, config.yaml, pool.json, trainer.json}`` (``model.pt``:
+the networks' and the optimizer's state dicts, tensors only, read with
+``torch.load(weights_only=True)``). Nothing is pickled. ``max_train_minutes`` is checked after every
+step, as on the SB3 path.
+
+Not on this backend (refused by the config checks, one line each): other games than MegaGem (the
+batched engine plays MegaGem only), ``vec_env: subproc``, ``pretrain`` (behaviour cloning runs on
+backend sb3); ``--resume`` is refused here. ``env.shaping`` changes nothing, as on the SB3 batched
+path (MegaGem has no shaping potential).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from gemenvs.agents.policy import PolicyAgent
+from gemenvs.training.checkpoint import prepare_run_dir
+from gemenvs.training.config import ConfigError, TrainConfig, save_config
+from gemenvs.training.evaluate import append_eval_rows, evaluate, results_dict, results_table
+from gemenvs.training.plotting import plot_learning_curve
+from gemenvs.training.pool import OpponentPool, pool_baselines
+
+#: the logit of an illegal action: exp of it underflows to exactly 0 next to any legal logit
+MASKED_LOGIT = -1e8
+#: seed offset of the final evaluation, as on the SB3 path (its games differ from the periodic ones)
+FINAL_EVAL_SEED = 1_000_003
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+PROGRESS_FIELDS = ["update", "step", "seconds", "steps_per_s", "policy_loss", "value_loss", "entropy",
+                   "approx_kl", "clip_fraction", "epochs", "win_rate_all", "env_share", "policy_share",
+                   "update_share"]
+
+
+# ----------------------------------------------------------------------------- the networks
+
+def mlp(inputs: int, hidden: list[int], outputs: int, activation: str, last_gain: float) -> nn.Sequential:
+    """Linear layers with ``activation`` between them, initialised as SB3's MlpPolicy (orthogonal weights,
+    gain sqrt(2) in the hidden layers and ``last_gain`` in the last; zero biases)."""
+    layers: list[nn.Module] = []
+    sizes = [inputs, *hidden]
+    for a, b in zip(sizes, sizes[1:]):
+        layers += [nn.Linear(a, b), ACTIVATIONS[activation]()]
+    layers.append(nn.Linear(sizes[-1], outputs))
+    linear = [m for m in layers if isinstance(m, nn.Linear)]
+    for k, m in enumerate(linear):
+        nn.init.orthogonal_(m.weight, gain=last_gain if k == len(linear) - 1 else math.sqrt(2))
+        nn.init.zeros_(m.bias)
+    return nn.Sequential(*layers)
+
+
+class ActorCritic(nn.Module):
+    """Separate actor (one logit per action) and critic MLPs over the flat observation."""
+
+    def __init__(self, obs_dim: int, num_actions: int, net_arch: list[int], activation: str = "tanh"):
+        super().__init__()
+        self.activation = activation
+        self.actor = mlp(obs_dim, list(net_arch), num_actions, activation, last_gain=0.01)
+        self.critic = mlp(obs_dim, list(net_arch), 1, activation, last_gain=1.0)
+
+    def masked_logits(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        """The actor's logits with every illegal action (``masks`` False) set to :data:`MASKED_LOGIT`."""
+        return self.actor(obs).masked_fill(~masks, MASKED_LOGIT)
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        """The critic's value of each observation, shape (N,)."""
+        return self.critic(obs).squeeze(-1)
+
+    def to_agent(self, deterministic: bool = True, seed: int | None = None,
+                 metadata: dict | None = None) -> PolicyAgent:
+        """The actor as a PolicyAgent (numpy, same layers and activation; saved as ``.npz``)."""
+        layers = [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
+                  for m in self.actor if isinstance(m, nn.Linear)]
+        activation = self.activation if len(layers) > 1 else "identity"
+        return PolicyAgent(layers, activation, deterministic=deterministic, seed=seed, metadata=metadata)
+
+
+def sample(logits: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """One action per row of masked ``logits``, drawn from their softmax (Gumbel-max: argmax of logits +
+    Gumbel noise; an illegal action's -1e8 never wins)."""
+    u = torch.rand(logits.shape, generator=generator).clamp_(min=1e-20)
+    return torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
+
+
+def log_probs_and_entropy(logits: torch.Tensor, masks: torch.Tensor,
+                          actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """log pi(action) per row and the entropy of the masked distribution (illegal actions add nothing)."""
+    logp_all = torch.log_softmax(logits, dim=1)
+    logp = logp_all.gather(1, actions[:, None]).squeeze(1)
+    entropy = -(logp_all.exp() * logp_all).masked_fill(~masks, 0.0).sum(dim=1)
+    return logp, entropy
+
+
+# ----------------------------------------------------------------------------- the learner
+
+class LeanPPO:
+    """The actor-critic, its optimizer, the rollout buffers, and PPO's two halves (see the module docstring).
+
+    ``env`` is a :class:`~gemenvs.training.batched_env.BatchedSelfPlay` whose opponents are set;
+    :meth:`start` deals its games. ``seconds`` accumulates the time in the environment
+    (``env``: engine and opponents), in the learner's forward passes and buffers (``policy``) and
+    in the updates (``update``).
+    """
+
+    def __init__(self, cfg: TrainConfig, env):
+        p = cfg.ppo
+        self.cfg, self.env = cfg, env
+        torch.manual_seed(cfg.seed)
+        self.generator = torch.Generator().manual_seed(cfg.seed)
+        obs_dim, num_actions = int(env.observation_space.shape[0]), int(env.action_space.n)
+        self.model = ActorCritic(obs_dim, num_actions, p.net_arch, p.activation)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=p.learning_rate, eps=1e-5)
+        T, B = p.n_steps, env.num_games
+        self.obs = torch.zeros((T, B, obs_dim))
+        self.masks = torch.zeros((T, B, num_actions), dtype=torch.bool)
+        self.actions = torch.zeros((T, B), dtype=torch.long)
+        self.logp = torch.zeros((T, B))
+        self.values = torch.zeros((T, B))
+        self.rewards = torch.zeros((T, B))
+        self.dones = torch.zeros((T, B))
+        self.last_value = torch.zeros(B)
+        self.num_timesteps = 0
+        self.n_updates = 0
+        self.seconds = {"env": 0.0, "policy": 0.0, "update": 0.0}
+        self._next_obs: np.ndarray | None = None
+        self._next_masks: np.ndarray | None = None
+
+    def start(self, seed: int | None = None) -> None:
+        """Deal every game and read the learner's first observations and masks."""
+        self._next_obs = self.env.reset(self.cfg.seed if seed is None else seed)
+        self._next_masks = self.env.action_masks()
+
+    @torch.no_grad()
+    def collect(self, on_step=None) -> bool:
+        """Play one rollout of ``n_steps`` steps in every game. ``on_step(finished)`` is called after each
+        step with the engine's :class:`~gemenvs.training.batched_env.Finished` games (or None); when it
+        returns False the rollout stops there and False is returned (no update should follow)."""
+        if self._next_obs is None:
+            raise RuntimeError("collect() called before start()")
+        B = self.env.num_games
+        clock = time.perf_counter
+        for t in range(self.cfg.ppo.n_steps):
+            t0 = clock()
+            obs, masks = self.obs[t], self.masks[t]
+            obs.copy_(torch.from_numpy(self._next_obs))
+            masks.copy_(torch.from_numpy(self._next_masks))
+            logits = self.model.masked_logits(obs, masks)
+            action = sample(logits, self.generator)
+            self.actions[t] = action
+            self.logp[t] = torch.log_softmax(logits, dim=1).gather(1, action[:, None]).squeeze(1)
+            self.values[t] = self.model.value(obs)
+            t1 = clock()
+            self._next_obs, rewards, dones, finished = self.env.step(action.numpy())
+            self._next_masks = self.env.action_masks()
+            t2 = clock()
+            self.rewards[t] = torch.from_numpy(rewards)
+            self.dones[t] = torch.from_numpy(dones.astype(np.float32))
+            self.num_timesteps += B
+            self.seconds["policy"] += t1 - t0 + clock() - t2
+            self.seconds["env"] += t2 - t1
+            if on_step is not None and not on_step(finished):
+                return False
+        t0 = clock()
+        self.last_value = self.model.value(torch.from_numpy(self._next_obs))
+        self.seconds["policy"] += clock() - t0
+        return True
+
+    @torch.no_grad()
+    def advantages(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """GAE advantages and the returns (advantage + value) of the rollout, each (n_steps, n_envs)."""
+        p = self.cfg.ppo
+        advantages = torch.zeros_like(self.rewards)
+        last = torch.zeros_like(self.last_value)
+        for t in reversed(range(p.n_steps)):
+            next_value = self.last_value if t == p.n_steps - 1 else self.values[t + 1]
+            live = 1.0 - self.dones[t]  # a finished game's next observation is the next game's first
+            delta = self.rewards[t] + p.gamma * next_value * live - self.values[t]
+            last = delta + p.gamma * p.gae_lambda * live * last
+            advantages[t] = last
+        return advantages, advantages + self.values
+
+    def update(self) -> dict[str, float]:
+        """PPO's update on the last rollout (see the module docstring); mean losses and statistics."""
+        p = self.cfg.ppo
+        start = time.perf_counter()
+        advantages, returns = self.advantages()
+        N = p.n_steps * self.env.num_games
+        obs, masks = self.obs.view(N, -1), self.masks.view(N, -1)
+        actions, old_logp = self.actions.view(N), self.logp.view(N)
+        advantages, returns = advantages.view(N), returns.view(N)
+        params = list(self.model.parameters())
+        stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
+                                         "clip_fraction": []}
+        epochs, stop = 0, False
+        for _ in range(p.n_epochs):
+            order = torch.randperm(N, generator=self.generator)
+            for first in range(0, N, p.batch_size):
+                idx = order[first:first + p.batch_size]
+                logits = self.model.masked_logits(obs[idx], masks[idx])
+                logp, entropy = log_probs_and_entropy(logits, masks[idx], actions[idx])
+                value = self.model.value(obs[idx])
+                adv = advantages[idx]
+                if len(idx) > 1:
+                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                log_ratio = logp - old_logp[idx]
+                ratio = log_ratio.exp()
+                policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - p.clip_range, 1 + p.clip_range)).mean()
+                value_loss = F.mse_loss(value, returns[idx])
+                loss = policy_loss - p.ent_coef * entropy.mean() + p.vf_coef * value_loss
+                with torch.no_grad():
+                    approx_kl = float(((ratio - 1) - log_ratio).mean())
+                    stats["clip_fraction"].append(float(((ratio - 1).abs() > p.clip_range).float().mean()))
+                stats["approx_kl"].append(approx_kl)
+                if p.target_kl is not None and approx_kl > 1.5 * p.target_kl:
+                    stop = True
+                    break
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                nn.utils.clip_grad_norm_(params, p.max_grad_norm)
+                self.optimizer.step()
+                stats["policy_loss"].append(policy_loss.item())
+                stats["value_loss"].append(value_loss.item())
+                stats["entropy"].append(entropy.mean().item())
+            epochs += 1
+            if stop:
+                break
+        self.n_updates += 1
+        self.seconds["update"] += time.perf_counter() - start
+        out = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
+        out["epochs"] = epochs
+        return out
+
+    def agent(self, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
+        """The actor now, as a PolicyAgent (metadata: backend, step, game)."""
+        return self.model.to_agent(deterministic, seed, metadata={
+            "backend": "lean", "step": self.num_timesteps, "env": self.cfg.env.id, "options": self.cfg.env.options})
+
+    def state_dict(self) -> dict:
+        """Networks and optimizer (tensors and plain data only: ``torch.load(weights_only=True)`` reads it)."""
+        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
+
+
+def make_env(cfg: TrainConfig):
+    """The ``n_envs`` batched games of the config, their opponents to come from the pool."""
+    from gemenvs.training.batched_env import BatchedSelfPlay, limit_numpy_blas_threads
+
+    limit_numpy_blas_threads(cfg.torch_threads)  # the frozen policies' forward passes run in this process
+    return BatchedSelfPlay(cfg.n_envs, None, learner_seat=cfg.env.learner_seat, reward=cfg.env.reward,
+                           seat_mix=cfg.pool.seat_mix, seed=cfg.seed, env_id=cfg.env.id, **cfg.env.options)
+
+
+# ----------------------------------------------------------------------------- the run
+
+class LeanRun:
+    """Pool, schedule, best score and files of one lean run (as the SB3 path's Trainer keeps them)."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path, learner: LeanPPO):
+        self.cfg, self.run_dir, self.learner = cfg, run_dir, learner
+        self.players = learner.env.num_players
+        self.pool = OpponentPool(pool_baselines(cfg.pool), cfg.pool.max_snapshots, cfg.pool.sampling,
+                                 cfg.pool.priority_power, cfg.pool.window, self.players, root=run_dir,
+                                 baseline_share=cfg.pool.baseline_share)
+        self.next_snapshot = cfg.pool.snapshot_every or None
+        self.next_eval = cfg.eval.every or None
+        self.next_checkpoint = cfg.checkpoint_every or None
+        self.best_score, self.best_step = -np.inf, -1
+        self.recent: deque = deque(maxlen=500)  # win shares of the latest training games, any opponent
+
+    def record(self, finished) -> None:
+        """Count the learner's finished training games against their pool members."""
+        if finished is None:
+            return
+        for label, share in zip(finished.opponent, finished.win_share.tolist()):
+            self.pool.record(label, share)
+            self.recent.append(share)
+
+    def push_pool(self) -> None:
+        """Send the pool's members and weights to the games (new games draw from them)."""
+        self.learner.env.update_opponents(*self.pool.broadcast())
+
+    def snapshot(self, step: int) -> None:
+        """Freeze the current actor into the pool (``pool/snapshot_N.npz``)."""
+        name = f"snapshot_{step}"
+        path = Path("pool") / f"{name}.npz"
+        self.learner.agent().save(self.run_dir / path)
+        self.pool.add_snapshot(name, str(path))
+
+    def evaluate(self, step: int) -> dict[str, float]:
+        """Periodic evaluation against each baseline; keeps best_model.npz; returns the win rates."""
+        e = self.cfg.eval
+        focal = self.learner.agent(e.deterministic)
+        results = evaluate(focal, self.cfg.env.id, self.cfg.env.options, e.opponents, e.games,
+                           seed=self.cfg.seed, workers=e.workers, charts=e.charts)
+        path = self.run_dir / "eval.csv"
+        append_eval_rows(path, step, results)
+        rates = {name: r.win_rate for name, r in results.items()}
+        score = float(np.mean(list(rates.values()))) if e.best_by == "mean" else rates[e.best_by]
+        if score > self.best_score:
+            self.best_score, self.best_step = score, step
+            focal.save(self.run_dir / "best_model.npz")
+        plot_learning_curve(path, self.run_dir / "learning_curve.png", self.players, self.cfg.name)
+        return rates
+
+    def checkpoint(self, step: int) -> Path:
+        """Write checkpoints/step_N: policy.npz, model.pt (tensors only), config.yaml, pool.json, trainer.json."""
+        ckpt = self.run_dir / "checkpoints" / f"step_{step:09d}"
+        ckpt.mkdir(parents=True, exist_ok=True)
+        self.learner.agent().save(ckpt / "policy.npz")
+        torch.save(self.learner.state_dict(), ckpt / "model.pt")
+        save_config(self.cfg, ckpt / "config.yaml")
+        (ckpt / "pool.json").write_text(json.dumps(self.pool.to_dict(), indent=1))
+        (ckpt / "trainer.json").write_text(json.dumps({
+            "backend": "lean", "num_timesteps": self.learner.num_timesteps, "n_updates": self.learner.n_updates,
+            "next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
+            "next_checkpoint": self.next_checkpoint, "best_score": float(self.best_score),
+            "best_step": self.best_step}, indent=1))
+        return ckpt
+
+    def after_rollout(self, step: int) -> dict[str, float] | None:
+        """Snapshot, pool push, evaluation and checkpoint that are due at ``step``; the win rates if evaluated."""
+        rates = None
+        if self.next_snapshot is not None and step >= self.next_snapshot:
+            self.snapshot(step)
+            while self.next_snapshot <= step:
+                self.next_snapshot += self.cfg.pool.snapshot_every
+        self.push_pool()
+        if self.next_eval is not None and step >= self.next_eval:
+            rates = self.evaluate(step)
+            while self.next_eval <= step:
+                self.next_eval += self.cfg.eval.every
+        if self.next_checkpoint is not None and step >= self.next_checkpoint:
+            while self.next_checkpoint <= step:
+                self.next_checkpoint += self.cfg.checkpoint_every
+            self.checkpoint(step)
+        return rates
+
+
+def load_model_state(path: str | Path) -> dict:
+    """A checkpoint's ``model.pt``, read with ``weights_only=True`` (tensors and plain data; no code runs)."""
+    state = torch.load(Path(path), map_location="cpu", weights_only=True)
+    if not isinstance(state, dict) or set(state) != {"model", "optimizer"}:
+        raise ConfigError(f"{path} is not a lean checkpoint's model.pt (a dict of 'model' and 'optimizer')")
+    return state
+
+
+def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
+    """Train one self-play run with the lean PPO on the batched engine; returns the run folder."""
+    if resume is not None:
+        raise ConfigError("--resume is not supported with backend lean yet: start a new run (its checkpoints hold "
+                          "policy.npz, which pool.baselines can name as an opponent)")
+    torch.set_num_threads(cfg.torch_threads)  # 1 on 2 cores: a second torch thread waits on the engine's core
+    env = make_env(cfg)
+    try:
+        learner = LeanPPO(cfg, env)
+        run_dir = prepare_run_dir(cfg)
+        save_config(cfg, run_dir / "config.yaml")
+        run = LeanRun(cfg, run_dir, learner)
+        if not run.pool.members:  # pure self-play: start against the initial policy
+            run.snapshot(0)
+        run.push_pool()
+        learner.start()
+        train_seconds = _learn(cfg, run, learner)
+    finally:
+        env.close()
+    step = learner.num_timesteps
+    final = learner.agent()
+    final.save(run_dir / "final_model.npz")
+    run.checkpoint(step)
+    finish(cfg, run, final, train_seconds)
+    return run_dir
+
+
+def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO) -> float:
+    """Rollouts and updates until total_timesteps (or max_train_minutes); the seconds it took."""
+    from tqdm.auto import tqdm
+
+    rollout = cfg.ppo.n_steps * cfg.n_envs
+    updates = -(-cfg.total_timesteps // rollout)
+    bar = tqdm(total=updates * rollout, unit="step", dynamic_ncols=True, mininterval=1.0, smoothing=0.05) \
+        if cfg.progress_bar else None
+    write = bar.write if bar is not None else print
+    limit = None if cfg.max_train_minutes is None else 60 * cfg.max_train_minutes
+    start = time.time()
+
+    def on_step(finished) -> bool:
+        run.record(finished)
+        if bar is not None:
+            bar.update(cfg.n_envs)
+        return limit is None or time.time() - start <= limit
+
+    with open(run.run_dir / "progress.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=PROGRESS_FIELDS)
+        writer.writeheader()
+        while learner.num_timesteps < cfg.total_timesteps:
+            if not learner.collect(on_step):
+                write(f"step {learner.num_timesteps}: max_train_minutes ({cfg.max_train_minutes:g}) reached, stopping")
+                break
+            stats = learner.update()
+            step, seconds = learner.num_timesteps, time.time() - start
+            total = sum(learner.seconds.values()) or 1.0
+            writer.writerow({"update": learner.n_updates, "step": step, "seconds": round(seconds, 3),
+                             "steps_per_s": round(step / max(seconds, 1e-9), 1), **stats,
+                             "win_rate_all": float(np.mean(run.recent)) if run.recent else None,
+                             **{f"{k}_share": round(v / total, 4) for k, v in learner.seconds.items()}})
+            f.flush()
+            rates = run.after_rollout(step)
+            if rates:
+                write(f"step {step}: eval win rates " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()))
+            if bar is not None:
+                post = {"fps": f"{step / max(seconds, 1e-9):.0f}"}
+                if run.recent:
+                    post["win"] = f"{np.mean(run.recent):.0%}"
+                bar.set_postfix(post, refresh=False)
+            if limit is not None and time.time() - start > limit:  # (an evaluation may have used it up)
+                write(f"step {step}: max_train_minutes ({cfg.max_train_minutes:g}) reached, stopping")
+                break
+    if bar is not None:
+        bar.close()
+    return time.time() - start
+
+
+def finish(cfg: TrainConfig, run: LeanRun, final: PolicyAgent, train_seconds: float) -> None:
+    """Final table against each baseline (the best model if an evaluation kept one), results files, curve."""
+    run_dir = run.run_dir
+    best = run_dir / "best_model.npz"
+    if best.exists():
+        focal, which = PolicyAgent.load(best, deterministic=cfg.eval.deterministic), f"best model (step {run.best_step})"
+    else:
+        focal, which = final, "final model"
+        focal.deterministic = cfg.eval.deterministic
+    start = time.time()
+    results = evaluate(focal, cfg.env.id, cfg.env.options, cfg.eval.opponents, cfg.eval.final_games,
+                       seed=cfg.seed + FINAL_EVAL_SEED, workers=cfg.eval.workers,
+                       save_dir=run_dir / "games" if cfg.eval.save_games else None, charts=cfg.eval.charts)
+    table = results_table(results, run.players)
+    eval_seconds = time.time() - start
+    steps = run.learner.num_timesteps
+    header = (f"## {cfg.name} (backend lean): {which}, after {steps} steps "
+              f"({train_seconds / 60:.1f} min training, {eval_seconds / 60:.1f} min evaluation)\n")
+    print("\n" + header + "\n" + table)
+    (run_dir / "results.md").write_text(header + "\n" + table + "\n")
+    (run_dir / "results.json").write_text(json.dumps(
+        {"backend": "lean", "model": which, "steps": steps, "train_seconds": train_seconds,
+         "eval_seconds": eval_seconds, "results": results_dict(results)}, indent=1))
+    if (run_dir / "eval.csv").exists():
+        plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", run.players, cfg.name)
+    print(f"run folder: {run_dir}")
+
+
+__all__ = ["ActorCritic", "LeanPPO", "LeanRun", "MASKED_LOGIT", "load_model_state", "log_probs_and_entropy",
+           "make_env", "sample", "train"]
