@@ -207,6 +207,8 @@ class BatchedMegaGem:
         self._seat = np.arange(n, dtype=np.int16)[:, None]  # (n, 1): broadcasts over games
         self._ar = np.arange(B)
         self._mission_value = np.array(MISSION_VALUE, dtype=np.int32)
+        self._owner_one_hot = np.eye(n + 1, n, dtype=np.int32)  # by mission owner (-1: the last row, zeros)
+        self._counts_t = np.ascontiguousarray(T.COUNTS.T)        # (5, codes)
         self._forced_bits = (np.uint8(1) << np.arange(n, dtype=np.uint8))[:, None]
         self._colour_one_hot = np.ascontiguousarray(T.COLOUR_ONE_HOT_U8.T)  # (5, 7)
         self._card_one_hot = np.ascontiguousarray(T.CARD_ONE_HOT_U8.T)      # (6, 7)
@@ -825,22 +827,23 @@ class BatchedMegaGem:
         B, n = self.num_games, self.num_players
         result = StepResult(done=ended, scores=np.zeros((B, n), np.int32), winners=np.zeros((B, n), np.bool_),
                             rewards=np.zeros((B, n), np.float64), seeds=np.zeros(B, _U64))
-        if not ended.any():
-            return result
         idx = np.flatnonzero(ended)
-        self.display[:, idx] += T.COUNTS[self.hands[:, idx]].sum(axis=0, dtype=np.uint8).T
+        if not idx.size:
+            return result
+        display = self.display[:, idx]
+        display += self._counts_t.take(self.hands[:, idx].sum(axis=0, dtype=np.uint16), axis=1)  # (codes add)
+        self.display[:, idx] = display
         self.hands[:, idx] = 0
         self.phase[idx] = OVER
-        self.card[idx] = -1
-        self.winner[idx] = -1
-        counts = T.COUNTS[self.collections[:, idx]].astype(np.int32)                         # (n, E, 5)
-        values = T.GEM_VALUE[self.chart[idx][None, :], self.display[:, idx]].astype(np.int32)  # (5, E)
-        gems = (counts * values.T[None]).sum(axis=2)                                          # (n, E)
-        worth = self._mission_value[self.missions[:, idx]]                                    # (4, E)
-        mine = self.mission_owner[:, idx][:, None, :] == self._seat[None]                     # (4, n, E)
-        missions = (mine * worth[:, None, :]).sum(axis=0)
+        self._i8[_CARD:_WINNER + 1, idx] = -1
+        values = T.GEM_VALUE_I32.take(display + self.chart[idx] * np.uint8(T.BASE))        # (5, E)
+        gems = (T.COUNTS.take(self.collections[:, idx], axis=0) * values.T).sum(axis=2)  # (n, E)
+        worth = self._mission_value.take(self.missions[:, idx])                            # (4, E)
+        mine = self._owner_one_hot.take(self.mission_owner[:, idx], axis=0, mode="wrap")  # (4, E, n)
+        scores = (mine * worth[:, :, None]).sum(axis=0)                                    # (E, n)
+        scores += (gems + self.coins[:, idx]).T
         debts = self.debts[:, :, idx].astype(np.int32)
-        scores = (self.coins[:, idx].astype(np.int32) + gems + missions - debts[0] + debts[1] + debts[2]).T
+        scores += (debts[1] + debts[2] - debts[0]).T
         result.scores[idx] = scores
         result.winners[idx] = scores == scores.max(axis=1, keepdims=True)
         result.rewards[idx] = _terminal_rewards(self.reward, scores.astype(np.float64), SCORE_SCALE)

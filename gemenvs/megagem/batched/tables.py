@@ -102,6 +102,8 @@ DISPLAY_OBS = _SIXTHS32[:BASE].copy()
 GEM_VALUE_OBS = _f32([gem_value(ch, k) / 20.0 for ch in CHART_NAMES for k in range(BASE)])
 #: (5, 7) int16: coins one Collection gem is worth, per chart and Display count
 GEM_VALUE = np.array([[gem_value(ch, k) for k in range(BASE)] for ch in CHART_NAMES], dtype=np.int16)
+#: (5 charts * 7,) int32: the same, flat (chart * 7 + Display count)
+GEM_VALUE_I32 = GEM_VALUE.reshape(-1).astype(np.int32)
 #: (256,) float32: coin amounts / 100 (coins, bid limits, locked bids, last bids)
 COIN_OBS = _f32(np.arange(256) / COIN_SCALE)
 #: (256,) float32: loans owed / 60 and investment amounts / 30
