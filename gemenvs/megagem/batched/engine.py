@@ -225,6 +225,11 @@ class BatchedMegaGem:
         self._place_after = np.concatenate([(np.arange(n)[:, None] - np.arange(n)[None, :] - 1) % n,
                                             np.arange(n)[:, None]], axis=1).astype(np.int16)
         self._win = _winner_table(n)
+        # the forced-round pass (``_play_forced_rounds``) looks K rounds ahead, whole turns around the table
+        self._ahead = n * -(-NUM_AUCTION_CARDS // n)
+        self._ahead_i = np.arange(self._ahead)[:, None]
+        self._ahead_turn = self._ahead_i % n
+        self._cycle = (np.arange(1, self._ahead + n + 1) % n).astype(np.intp)  # seat (k + 1) % n at k
         self._allocate_state()
         self._allocate_outputs()
         self._pool: _DealPool | None = None
@@ -743,48 +748,60 @@ class BatchedMegaGem:
         the rounds ahead (arrays (K rounds, m games)), and the state is set to where it stops.
         """
         m, n, fs, seat = len(idx), self.num_players, self._for_sale, self._seat
-        kn = n * -(-NUM_AUCTION_CARDS // n)   # rounds ahead, a whole number of turns around the table
-        i = np.arange(kn)[:, None]
+        kn, i = self._ahead, self._ahead_i     # K rounds ahead (whole turns around the table), (K, 1)
         j = np.arange(m)
-        r0 = self.round[idx].astype(np.int64)  # the first forced round (already started)
-        at = r0 - 1 + i                        # the deck positions of its card and the next ones
-        cards = np.where(at < NUM_AUCTION_CARDS, self._rows_flat.take(
-            self._gems_base[idx] + (fs + 2) + np.minimum(at, NUM_AUCTION_CARDS - 1)), _A_LOAN)
-        loan = T.LOAN_AMOUNT.take(cards) > 0   # (beyond the deck: a Loan, which ends any run)
-        gems = T.TREASURE_GEMS.take(cards).astype(np.int16)
-        sold0 = self.sold[idx].astype(np.int16)
-        bought = np.cumsum(gems, axis=0, dtype=np.int16)
-        after = np.minimum(sold0 + bought, fs)  # gems sold after each round, and before it
-        before = np.minimum(sold0 + bought - gems, fs)
-        ends = after >= fs
-        req = ~ends if not self._treasure_only else ~ends & (gems > 0)  # a reveal follows (hand permitting)
-        place0 = self.tie_place[:, idx]
-        w = np.argsort(place0, axis=0).reshape(-1).take((i % n) * m + j)  # the winner of each round: in turn
-        at_w = w * m + j                      # (index of the winner's entry in (n, m) arrays)
+        r0 = self.round[idx].astype(np.intp)   # the first forced round (already started)
+        # the cards of this round and the next ones (past the deck: anything; the run stops before,
+        # as the deck's Treasure cards sell every gem)
+        cards = self._rows_flat.take(self._auction_base[idx] + r0 + i, mode="clip")
+        loan = T.IS_LOAN.take(cards)
+        gems = T.TREASURE_GEMS.take(cards)
+        sold = np.empty((kn + 1, m), np.int16)  # gems sold before each round ahead (row k) and after it (k + 1)
+        sold[0] = self.sold[idx]
+        sold[1:] = gems
+        np.cumsum(sold, axis=0, out=sold)
+        np.minimum(sold, np.int16(fs), out=sold)
+        ends = sold[1:] >= fs
+        req = ~ends                            # a reveal follows (hand permitting)
+        if self._treasure_only:
+            req &= gems > 0
+        if self._queue:                        # the winner of each round: in turn, from the front of the queue
+            w = np.argsort(self.tie_place[:, idx], axis=0).reshape(-1).take(self._ahead_turn * m + j)
+        else:                                  # ... from the seat left of the last winner
+            w = self._cycle.take(self.last_winner[idx] + i)
+        at_w = w * m + j                       # (index of the winner's entry in (n, m) arrays)
         hands0 = self.hands[:, idx]
-        single = T.SINGLE.take(hands0)
-        single_w = single.reshape(-1).take(at_w)
-        turns = req.reshape(kn // n, n, m)     # earlier rounds of the same winner that asked for a reveal
-        asked = (np.cumsum(turns, axis=0, dtype=np.int16) - turns).reshape(kn, m)
-        must = req & (T.SIZE.take(hands0).reshape(-1).take(at_w) > asked)  # its hand is not empty yet
-        choice = must & (single_w < 0)         # several colours: the winner chooses, the run stops
-        s = np.where(loan | choice | ends, i, kn).min(axis=0)  # the round where the run stops
+        hand_w = hands0.reshape(-1).take(at_w)  # the winner's hand as the run starts
+        single_w = T.SINGLE.take(hand_w)
+        # (this and earlier rounds of the same winner that asked for a reveal: its hand is not empty yet)
+        must = T.SIZE.take(hand_w) >= np.cumsum(req.reshape(kn // n, n, m), axis=0, dtype=np.uint8).reshape(kn, m)
+        must &= req
+        choice = single_w < 0                  # several colours: the winner chooses, the run stops
+        choice &= must
+        stop = loan | ends
+        stop |= choice
+        s = stop.argmax(axis=0)                # the round where the run stops
         at_s = s * m + j
         loan_s = loan.reshape(-1).take(at_s)   # (a Loan round is not played: its bids are choices)
         choice_s = choice.reshape(-1).take(at_s) & ~loan_s
         end_s = ends.reshape(-1).take(at_s) & ~loan_s
-        earlier = i < s
-        auctioned = earlier | ((i == s) & ~loan_s)
-        finished = earlier | ((i == s) & end_s)
-        revealed = must & ~choice & earlier    # forced reveals
+        played = s + ~loan_s
+        auctioned = i < played
+        finished = i < s + end_s
+        revealed = must & (single_w >= 0)      # forced reveals
+        revealed &= i < s
         # the winners' gains
-        base = self._prefix_base[idx]
-        gain = (self._prefix_flat.take(base + after) - self._prefix_flat.take(base + before)) * auctioned
+        prefix = self._prefix_flat.take(self._prefix_base[idx] + sold)
+        gain = prefix[1:] - prefix[:-1]
+        gain *= auctioned
         wins = w == seat[:, :, None]           # (n, K, m)
         coll0 = self.collections[:, idx]
         self.collections[:, idx] = coll0 + (wins * gain).sum(axis=1, dtype=np.uint16)
-        self.debts[1][:, idx] += (wins * (T.INVEST_AMOUNT.take(cards) * auctioned)).sum(axis=1, dtype=np.uint8)
+        invest = T.INVEST_AMOUNT.take(cards) * auctioned
+        if invest.any():
+            self.debts[1][:, idx] += (wins * invest).sum(axis=1, dtype=np.uint8)
         reveals = (wins & revealed).sum(axis=1, dtype=np.uint16)  # (n, m)
+        single = T.SINGLE.take(hands0)
         self.hands[:, idx] = hands0 - reveals * T.POW.take(single)  # (POW[-1] = 0 for other hands)
         self.display[:, idx] += ((single == self._colours[:, :, None]) * reveals).sum(axis=1, dtype=np.uint8)
         # Clarification 8, round by round: the winner claims the open missions its Collection meets.
@@ -792,21 +809,24 @@ class BatchedMegaGem:
                                                          dtype=np.uint16).reshape(kn, m)
         met = (self._met.take(coll_w) >> self.missions[:, idx].astype(np.uint32)[:, None, :]) & np.uint32(1)
         met = met.astype(np.bool_) & finished  # (4 missions, K, m)
-        first = np.where(met, i, kn).min(axis=1)  # the round each is claimed in (K: never)
-        owner = self.mission_owner[:, idx]
-        claim = (owner < 0) & (first < kn)
-        self.mission_owner[:, idx] = np.where(claim, w.reshape(-1).take(np.minimum(first, kn - 1) * m + j), owner)
+        if met.any():
+            owner = self.mission_owner[:, idx]
+            claim = (owner < 0) & met.any(axis=1)
+            first = met.argmax(axis=1)         # the round each is claimed in
+            self.mission_owner[:, idx] = np.where(claim, w.reshape(-1).take(first * m + j), owner)
         # where the run stops
-        played = auctioned.sum(axis=0)
-        self.tie_place[:, idx] = (place0 - played) % n
-        self.last_winner[idx] = w.reshape(-1).take((played - 1) * m + j)
+        last = w.reshape(-1).take((played - 1) * m + j)
+        self.last_winner[idx] = last
+        if self._queue:
+            self.tie_place[:, idx] = (self.tie_place[:, idx] - played) % n
+        else:
+            self.tie_place[:, idx] = self._place_after.take(last, axis=1)
         self.last_bids[:, idx] = 0
-        w_s = w.reshape(-1).take(at_s)
-        self.winner[idx] = np.where(choice_s, w_s, -1)
-        self.phase[idx] = np.where(choice_s, REVEAL, BID)
-        before_s = before.reshape(-1).take(at_s)
-        self.sold[idx] = np.where(loan_s, before_s, after.reshape(-1).take(at_s))
-        self.turned[idx] = np.where(end_s, fs, np.minimum(before_s + 2, fs))
+        self.winner[idx] = np.where(choice_s, w.reshape(-1).take(at_s), -1)
+        self.phase[idx] = choice_s             # (REVEAL = 1, BID = 0)
+        self.sold[idx] = sold.reshape(-1).take(played * m + j)
+        before_s = sold.reshape(-1).take(at_s)
+        self.turned[idx] = np.minimum(before_s + np.int16(2) + end_s * np.int16(fs), fs)
         self.round[idx] = r0 + s
         self.card[idx] = cards.reshape(-1).take(at_s)
         turned_up = (i >= 1) & (i <= s)
