@@ -49,7 +49,7 @@ _U8_ROWS = _MISSIONS + MISSIONS_IN_PLAY
 _CARD, _WINNER, _LAST_WINNER, _OWNER = 0, 1, 2, 3
 _I8_ROWS = _OWNER + MISSIONS_IN_PLAY
 _REVEAL_FORCED_BIT = 0x80
-_OBS_BLOCK = 256
+_OBS_BLOCK = 128
 _ROW_SHIFT = 7
 _ROW_WIDTH = 1 << _ROW_SHIFT  # entries per row of the flat mask tables (more than any num_actions)  # games whose per-seat observation slots are gathered and copied at once
 
