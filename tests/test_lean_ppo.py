@@ -55,7 +55,7 @@ def test_the_lean_config_loads_and_the_default_stays_sb3():
      "backend lean plays on the batched engine, which runs MegaGem only, not gem; use backend sb3"),
     (["vec_env=subproc"], "backend lean: vec_env must be 'auto' or 'batched'"),
     (["pretrain.teacher=heuristic"], "backend lean: pretrain.teacher must be null"),
-    (["ppo.batch_size=3000"], "ppo.batch_size (3000) must divide one rollout"),
+    (["lean.rollout=lockstep", "ppo.batch_size=3000"], "ppo.batch_size (3000) must divide one rollout"),
 ])
 def test_config_errors(overrides, message):
     with pytest.raises(ConfigError) as e:
@@ -142,27 +142,54 @@ def test_export_matches_the_torch_actor(net_arch, activation):
 
 # ----------------------------------------------------------------------------- a run
 
-def test_rollout_buffers_and_advantages():
-    cfg = load_config(DEFAULT_CONFIG, ["backend=lean", *SMALL, "n_envs=8", "ppo.n_steps=40", "ppo.batch_size=64"])
+def reference_gae(rewards, dones, values, acted, last_value, gamma, lam):
+    """GAE written per game over its list of learner decisions (the reward and the end that follow each);
+    the last row of ``rewards`` and ``dones`` is what came after the last round (rounds: ``settle``)."""
+    T, B = values.shape
+    adv = np.zeros((T, B))
+    for b in range(B):
+        decisions = []  # [round, reward after it, game ended after it]
+        for t in range(T + 1):
+            if t < T and acted[t, b]:
+                decisions.append([t, 0.0, False])
+            if decisions and not decisions[-1][2]:
+                decisions[-1][1] += rewards[t, b]
+                decisions[-1][2] = bool(dones[t, b])
+        next_value, next_adv = last_value[b], 0.0
+        for t, reward, ended in reversed(decisions):
+            live = 0.0 if ended else 1.0
+            delta = reward + gamma * next_value * live - values[t, b]
+            adv[t, b] = delta + gamma * lam * live * next_adv
+            next_value, next_adv = values[t, b], adv[t, b]
+    return adv
+
+
+@pytest.mark.parametrize("rollout", ["lockstep", "rounds"])
+def test_rollouts_play_legal_decisions_and_gae_follows_each_game(rollout):
+    cfg = load_config(DEFAULT_CONFIG, ["backend=lean", *SMALL, "n_envs=8", "ppo.n_steps=40", "ppo.batch_size=64",
+                                       f"lean.rollout={rollout}", "ppo.gamma=0.97"])
     env = make_env(cfg)
-    env.update_opponents([("random", "random")])
+    env.update_opponents([("random", "random"), ("heuristic", "heuristic")])
     learner = LeanPPO(cfg, env)
     learner.start()
-    assert learner.collect()
-    assert learner.num_timesteps == 320 and learner.masks[torch.arange(40)[:, None], torch.arange(8),
-                                                         learner.actions].all()
-    assert learner.dones.sum() > 0 and set(learner.rewards[learner.dones == 0].unique().tolist()) == {0.0}
+    assert learner.collect() and learner.collect()  # (the second one starts in the middle of games)
+    acted = learner.acted
+    t, b = torch.nonzero(acted, as_tuple=True)
+    assert learner.masks[t, b, learner.actions[t, b]].all(), "every decision the learner took was legal"
+    if rollout == "lockstep":
+        assert acted.all() and learner.num_timesteps == 2 * 320
+    else:
+        share = float(acted.float().mean())
+        assert 0.3 < share < 0.9, share  # the learner decides in some games each round, not all
+        assert env.games.to_act()[np.arange(8), env.seat].all(), "after settle() every game waits on the learner"
+    assert learner.dones.sum() > 0
     adv, returns = learner.advantages()
     assert torch.allclose(returns - adv, learner.values)
-    # at a game's last step the advantage is its reward minus the value (no bootstrap across games; gamma 1)
-    ends = learner.dones == 1
-    t, b = torch.nonzero(ends, as_tuple=True)
-    lam = cfg.ppo.gae_lambda
-    for ti, bi in zip(t.tolist(), b.tolist()):
-        assert torch.isclose(adv[ti, bi], learner.rewards[ti, bi] - learner.values[ti, bi], atol=1e-6)
-        if ti > 0 and not ends[ti - 1, bi]:  # the step before: delta plus lambda times this advantage
-            delta = learner.values[ti, bi] - learner.values[ti - 1, bi]
-            assert torch.isclose(adv[ti - 1, bi], delta + lam * adv[ti, bi], atol=1e-5)
+    rewards = torch.cat([learner.rewards, learner.settle_rewards[None]]).numpy()
+    dones = torch.cat([learner.dones, learner.settle_dones[None]]).numpy()
+    expected = reference_gae(rewards, dones, learner.values.numpy(), acted.numpy(), learner.last_value.numpy(),
+                             cfg.ppo.gamma, cfg.ppo.gae_lambda)
+    np.testing.assert_allclose(adv.numpy(), expected, rtol=1e-5, atol=1e-5)
     stats = learner.update()
     assert stats["epochs"] == cfg.ppo.n_epochs and np.isfinite(stats["policy_loss"])
     env.close()
@@ -199,6 +226,25 @@ def test_tiny_run_writes_checkpoints_that_play(tmp_path):
     assert len(rows) == 3 and rows[0].startswith("update,step,seconds,steps_per_s")
 
 
+def test_the_lean_config_runs_by_rounds_end_to_end(tmp_path):
+    overrides = [f"run_root={tmp_path}", "name=rounds", "total_timesteps=3000", "n_envs=64", "ppo.n_steps=8",
+                 "ppo.batch_size=256", "ppo.net_arch=[32]", "pool.family.members=1", "pool.snapshot_every=1000",
+                 "eval.every=1500", "eval.games=10", "eval.final_games=10", "eval.opponents=[random]",
+                 "eval.charts=[A, B]", "eval.workers=1", "checkpoint_every=0", "progress_bar=false"]
+    assert main([str(LEAN_CONFIG), *overrides]) == 0
+    run = tmp_path / "rounds"
+    trainer = json.loads(next((run / "checkpoints").glob("step_*/trainer.json")).read_text())
+    assert trainer["num_timesteps"] >= 3000 and trainer["n_updates"] >= 5  # about 300 decisions per rollout
+    pool = json.loads(next((run / "checkpoints").glob("step_*/pool.json")).read_text())
+    names = [m["name"] for m in pool["members"]]
+    assert names[:3] == ["heuristic", "tuned", "tuned_family:0"] and any(n.startswith("snapshot_") for n in names)
+    assert set(pool["results"]["heuristic"]) and "chart" in (run / "results.md").read_text()
+    agent = PolicyAgent.load(run / "final_model.npz")
+    env = megagem_env()
+    final = play_game(env, [RandomAgent.for_env(env, seed=k) for k in range(3)] + [agent], seed=2)
+    assert "winners" in final["player_3"]
+
+
 def test_max_train_minutes_stops_a_run_early(tmp_path):
     cfg = load_config(DEFAULT_CONFIG, ["backend=lean", *SMALL, f"run_root={tmp_path}", "name=timed",
                                        "total_timesteps=1000000", "max_train_minutes=0.0001", "eval.final_games=4"])
@@ -211,17 +257,18 @@ def test_max_train_minutes_stops_a_run_early(tmp_path):
 # ----------------------------------------------------------------------------- learning, beside SB3
 
 def test_lean_and_sb3_both_learn_on_the_same_config(tmp_path):
-    """12,288 learner decisions each on the same config (same seed, games, PPO settings), then 200 held-out
-    games against three RandomAgents (chance 25%): both win clearly more than chance, and the lean backend
-    is not far behind MaskablePPO."""
+    """40,960 learner decisions each on the same config (same seed, games, PPO settings; the lean backend in
+    both rollout modes), then 200 held-out games against three RandomAgents (chance 25%): each wins clearly
+    more than chance, and the lean backend is not far behind MaskablePPO."""
     from gemenvs.training.selfplay import train as train_sb3
 
     rates = {}
-    for backend, run_fn in (("lean", train), ("sb3", train_sb3)):
-        cfg = load_config(DEFAULT_CONFIG, [f"backend={backend}", *SMALL, f"run_root={tmp_path}", f"name={backend}",
-                                           "seed=1", "total_timesteps=12288", "eval.final_games=200"])
+    for name, backend, run_fn in (("lean", "backend=lean", train), ("rounds", "lean.rollout=rounds", train),
+                                  ("sb3", "backend=sb3", train_sb3)):
+        cfg = load_config(DEFAULT_CONFIG, ["backend=lean", backend, *SMALL, f"run_root={tmp_path}", f"name={name}",
+                                           "seed=1", "total_timesteps=40960", "eval.final_games=200"])
         result = json.loads((run_fn(cfg) / "results.json").read_text())["results"]["random"]
         assert result["games"] == 200
-        rates[backend] = result["win_rate"]
-        assert result["win_ci"][0] > 0.4, (backend, result)  # chance is 0.25
-    assert rates["lean"] >= rates["sb3"] - 0.15, rates
+        rates[name] = result["win_rate"]
+        assert result["win_ci"][0] > 0.4, (name, result)  # chance is 0.25
+    assert min(rates["lean"], rates["rounds"]) >= rates["sb3"] - 0.15, rates

@@ -199,6 +199,18 @@ class RLlibConfig:
 
 
 @dataclass
+class LeanConfig:
+    """The lean masked PPO (``backend: lean``, gemenvs.training.lean_ppo)."""
+
+    rollout: Literal["lockstep", "rounds"] = "lockstep"
+    """'lockstep': each of the ppo.n_steps steps is one learner decision in every game (a game where the learner
+    has no decision is played on while the others wait, as on the SB3 path); 'rounds': each step is one engine
+    round of every game, the learner deciding in the games that wait on it (about 60% of them) and the opponents
+    everywhere else, so no game waits on another: a rollout then holds about 0.6 * n_steps * n_envs decisions
+    (minibatches of ppo.batch_size, the last one smaller)"""
+
+
+@dataclass
 class TrainConfig:
     """One self-play training run."""
 
@@ -246,6 +258,8 @@ class TrainConfig:
     """behaviour cloning of a teacher before self-play (off unless pretrain.teacher is set)"""
     rllib: RLlibConfig = field(default_factory=RLlibConfig)
     """the Ray RLlib backend (used when backend is 'rllib')"""
+    lean: LeanConfig = field(default_factory=LeanConfig)
+    """the lean masked PPO (used when backend is 'lean')"""
 
     @property
     def run_dir(self) -> Path:
@@ -576,7 +590,8 @@ def validate(cfg: TrainConfig) -> None:
         if size < 1:
             raise ConfigError(f"ppo.net_arch[{k}] must be a positive layer size; got {size}")
     rollout = cfg.ppo.n_steps * cfg.n_envs
-    if cfg.backend in ("sb3", "lean") and rollout % cfg.ppo.batch_size:  # (RLlib's PPO takes a last, smaller minibatch)
+    whole = cfg.backend == "sb3" or (cfg.backend == "lean" and cfg.lean.rollout == "lockstep")
+    if whole and rollout % cfg.ppo.batch_size:  # (RLlib's PPO takes a last, smaller minibatch)
         raise ConfigError(f"ppo.batch_size ({cfg.ppo.batch_size}) must divide one rollout, ppo.n_steps * n_envs "
                           f"= {cfg.ppo.n_steps} * {cfg.n_envs} = {rollout}, so every minibatch is full")
     if cfg.name is not None:

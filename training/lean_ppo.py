@@ -8,13 +8,25 @@ style of CleanRL's ``ppo.py`` so that nothing stands between the batched engine 
    opponents drawn from the pool and acting in batch) are stepped ``ppo.n_steps`` times in lockstep.
    Each step is one forward pass of the actor and the critic over all games, straight from the
    engine's numpy arrays into preallocated torch buffers ``(n_steps, n_envs, ...)``; no SB3 VecEnv,
-   no per-game Python.
+   no per-game Python. ``lean.rollout`` says what a step is:
+
+   * ``lockstep``: one learner decision in every game, as on the SB3 path
+     (``BatchedSelfPlay.step``: the games where the learner has no decision, an opponent revealing
+     or the learner's bid forced, are played on while the others wait). With many games some
+     learner is always broke or waiting, so a step takes 15-20 engine rounds, most over a handful
+     of games, each paying every pool member's fixed cost per call: at 2048 games about 60% of
+     the opponents' time.
+   * ``rounds``: one engine round of every game (:class:`RoundSelfPlay`): the learner decides in
+     the games that wait on it (about 60%), the opponents everywhere else, and no game waits. The
+     buffers keep which games the learner acted in (``acted``); only those rows are trained on,
+     and GAE links each decision to the learner's next decision in the same game.
 2. **Masking**: every illegal action's logit is set to :data:`MASKED_LOGIT` before the softmax, so
    it is never sampled, never the argmax, has probability exactly 0, and adds nothing to the
    entropy or to the log-probabilities in the loss (whatever the actor's raw logit there).
-3. **Advantages** (:meth:`LeanPPO.advantages`): GAE(gamma, lambda), the value of the state after the
-   rollout bootstrapping its last step; a finished game's step has no successor (its next
-   observation is the next game's first).
+3. **Advantages** (:meth:`LeanPPO.advantages`): GAE(gamma, lambda) over each game's learner decisions,
+   the value of the learner's observation after the rollout bootstrapping its last one; a finished
+   game's last decision has no successor (its next observation is the next game's first), and a
+   reward that comes in a round without a learner decision belongs to its last decision.
 4. **Update** (:meth:`LeanPPO.update`): ``ppo.n_epochs`` passes over the rollout in shuffled
    minibatches of ``ppo.batch_size``: advantages normalised per minibatch, the clipped surrogate
    objective, the value loss (MSE to the GAE returns, unclipped) times ``vf_coef``, the entropy
@@ -58,6 +70,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from gemenvs.agents.policy import PolicyAgent
+from gemenvs.training.batched_env import BatchedSelfPlay, Finished, limit_numpy_blas_threads
 from gemenvs.training.checkpoint import prepare_run_dir
 from gemenvs.training.config import ConfigError, TrainConfig, save_config
 from gemenvs.training.evaluate import append_eval_rows, evaluate, results_dict, results_table
@@ -160,7 +173,10 @@ class LeanPPO:
         self.values = torch.zeros((T, B))
         self.rewards = torch.zeros((T, B))
         self.dones = torch.zeros((T, B))
+        self.acted = torch.ones((T, B), dtype=torch.bool)  # the games the learner decided in (rounds: some)
         self.last_value = torch.zeros(B)
+        self.settle_rewards = torch.zeros(B)  # rounds: what came after the last round (see RoundSelfPlay.settle)
+        self.settle_dones = torch.zeros(B)
         self.num_timesteps = 0
         self.n_updates = 0
         self.seconds = {"env": 0.0, "policy": 0.0, "update": 0.0}
@@ -174,12 +190,14 @@ class LeanPPO:
 
     @torch.no_grad()
     def collect(self, on_step=None) -> bool:
-        """Play one rollout of ``n_steps`` steps in every game. ``on_step(finished)`` is called after each
-        step with the engine's :class:`~gemenvs.training.batched_env.Finished` games (or None); when it
-        returns False the rollout stops there and False is returned (no update should follow)."""
+        """Play one rollout of ``n_steps`` steps in every game (``lean.rollout``: learner decisions in
+        lockstep, or engine rounds). ``on_step(finished)`` is called after each step with the engine's
+        :class:`~gemenvs.training.batched_env.Finished` games (or None); when it returns False the
+        rollout stops there and False is returned (no update should follow)."""
         if self._next_obs is None:
             raise RuntimeError("collect() called before start()")
         B = self.env.num_games
+        rounds = self.cfg.lean.rollout == "rounds"
         clock = time.perf_counter
         for t in range(self.cfg.ppo.n_steps):
             t0 = clock()
@@ -192,14 +210,30 @@ class LeanPPO:
             self.logp[t] = torch.log_softmax(logits, dim=1).gather(1, action[:, None]).squeeze(1)
             self.values[t] = self.model.value(obs)
             t1 = clock()
-            self._next_obs, rewards, dones, finished = self.env.step(action.numpy())
+            if rounds:
+                self._next_obs, rewards, dones, finished, acted = self.env.step_round(action.numpy())
+            else:
+                self._next_obs, rewards, dones, finished = self.env.step(action.numpy())
             self._next_masks = self.env.action_masks()
             t2 = clock()
             self.rewards[t] = torch.from_numpy(rewards)
             self.dones[t] = torch.from_numpy(dones.astype(np.float32))
-            self.num_timesteps += B
+            if rounds:
+                self.acted[t] = torch.from_numpy(acted)
+                self.num_timesteps += int(acted.sum())
+            else:
+                self.num_timesteps += B
             self.seconds["policy"] += t1 - t0 + clock() - t2
             self.seconds["env"] += t2 - t1
+            if on_step is not None and not on_step(finished):
+                return False
+        if rounds:  # every game's last decision gets its outcome, and the next observations are decisions
+            t0 = clock()
+            self._next_obs, rewards, dones, finished = self.env.settle()
+            self._next_masks = self.env.action_masks()
+            self.settle_rewards.copy_(torch.from_numpy(rewards))
+            self.settle_dones.copy_(torch.from_numpy(dones.astype(np.float32)))
+            self.seconds["env"] += clock() - t0
             if on_step is not None and not on_step(finished):
                 return False
         t0 = clock()
@@ -209,16 +243,32 @@ class LeanPPO:
 
     @torch.no_grad()
     def advantages(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """GAE advantages and the returns (advantage + value) of the rollout, each (n_steps, n_envs)."""
+        """GAE advantages and the returns (advantage + value) of the rollout, each (n_steps, n_envs), 0
+        where the learner did not act.
+
+        Read backwards, per game: ``reward`` and ``ended`` gather what came after the learner's last
+        decision (a game's end, in any round, cuts the bootstrap: the next observation is the next
+        game's); at a decision, ``delta = reward + gamma * V(next decision) * (1 - ended) - V`` and
+        ``A = delta + gamma * lambda * (1 - ended) * A(next decision)``. In lockstep every step is a
+        decision, and this is the usual recursion.
+        """
         p = self.cfg.ppo
         advantages = torch.zeros_like(self.rewards)
-        last = torch.zeros_like(self.last_value)
+        next_value, next_adv = self.last_value.clone(), torch.zeros_like(self.last_value)
+        reward, ended = self.settle_rewards.clone(), self.settle_dones.clone()  # (lockstep: zeros)
         for t in reversed(range(p.n_steps)):
-            next_value = self.last_value if t == p.n_steps - 1 else self.values[t + 1]
-            live = 1.0 - self.dones[t]  # a finished game's next observation is the next game's first
-            delta = self.rewards[t] + p.gamma * next_value * live - self.values[t]
-            last = delta + p.gamma * p.gae_lambda * live * last
-            advantages[t] = last
+            done = self.dones[t] > 0
+            reward = torch.where(done, self.rewards[t], reward + self.rewards[t])
+            ended = torch.where(done, torch.ones_like(ended), ended)
+            live = 1.0 - ended
+            delta = reward + p.gamma * next_value * live - self.values[t]
+            adv = delta + p.gamma * p.gae_lambda * live * next_adv
+            acted = self.acted[t]
+            advantages[t] = torch.where(acted, adv, torch.zeros_like(adv))
+            next_value = torch.where(acted, self.values[t], next_value)
+            next_adv = torch.where(acted, adv, next_adv)
+            reward = torch.where(acted, torch.zeros_like(reward), reward)
+            ended = torch.where(acted, torch.zeros_like(ended), ended)
         return advantages, advantages + self.values
 
     def update(self) -> dict[str, float]:
@@ -230,13 +280,14 @@ class LeanPPO:
         obs, masks = self.obs.view(N, -1), self.masks.view(N, -1)
         actions, old_logp = self.actions.view(N), self.logp.view(N)
         advantages, returns = advantages.view(N), returns.view(N)
+        rows = torch.nonzero(self.acted.view(N)).squeeze(1)  # (lockstep: every row)
         params = list(self.model.parameters())
         stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
                                          "clip_fraction": []}
         epochs, stop = 0, False
         for _ in range(p.n_epochs):
-            order = torch.randperm(N, generator=self.generator)
-            for first in range(0, N, p.batch_size):
+            order = rows[torch.randperm(len(rows), generator=self.generator)]
+            for first in range(0, len(rows), p.batch_size):
                 idx = order[first:first + p.batch_size]
                 logits = self.model.masked_logits(obs[idx], masks[idx])
                 logp, entropy = log_probs_and_entropy(logits, masks[idx], actions[idx])
@@ -282,13 +333,84 @@ class LeanPPO:
         return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
 
 
-def make_env(cfg: TrainConfig):
-    """The ``n_envs`` batched games of the config, their opponents to come from the pool."""
-    from gemenvs.training.batched_env import BatchedSelfPlay, limit_numpy_blas_threads
+class RoundSelfPlay(BatchedSelfPlay):
+    """:class:`~gemenvs.training.batched_env.BatchedSelfPlay` that can also play one engine round of
+    every game (``lean.rollout: rounds``), holding none.
 
+    :meth:`step_round` plays the learner's actions in the games that wait on it and the opponents'
+    choices everywhere else (the learner's action is ignored in a game that does not wait on it: an
+    opponent reveals, or the learner's bid is forced); finished games are reported and dealt afresh
+    as ``step`` does. It reads
+    BatchedSelfPlay's internals; the engine rejects any illegal action (``check``), and
+    tests/test_lean_ppo.py plays it against the rules.
+    """
+
+    def step_round(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, Finished | None, np.ndarray]:
+        """One engine step of every game. ``actions``: one per game, used where the learner is to act.
+        Returns the learner's next observations (B, obs_dim), rewards (B,), dones (B,), the
+        :class:`Finished` games (None if none; ``terminal_observation`` left empty: games end, never
+        truncate) and the games the learner acted in (bool (B,))."""
+        if not self._started:
+            raise RuntimeError("step_round() called before reset()")
+        B = self.num_games
+        acted = self.games.to_act()[self._ar, self.seat]
+        a = np.asarray(actions).reshape(B).astype(np.int64)
+        full = self._opponent_actions(np.ones(B, np.bool_))
+        full[self._ar[acted], self.seat[acted]] = a[acted]
+        self._clear_final()
+        self._record(self.games.step(full))  # (an illegal action of the learner raises here)
+        self._current = None
+        self.engine_steps += 1
+        self._length += acted
+        rewards, done, finished = self._deal_finished()
+        return self._obs.copy(), rewards, done, finished, acted
+
+    def settle(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, Finished | None]:
+        """Play on the games that do not wait on the learner, holding the others, until every game waits
+        on it (``BatchedSelfPlay``'s advance: the end of a ``rounds`` rollout, so that every game's last
+        decision gets its outcome and bootstraps on a decision state). Returns the learner's observations
+        (B, obs_dim), its rewards (B,), the games that ended meanwhile (B,) and those :class:`Finished`
+        games (or None)."""
+        self._clear_final()
+        self._advance()
+        rewards, done, finished = self._deal_finished()
+        return self._obs.copy(), rewards, done, finished
+
+    def _deal_finished(self) -> tuple[np.ndarray, np.ndarray, Finished | None]:
+        """The learner's rewards and the games that ended since ``_clear_final``; deals their next games."""
+        n = self.num_players
+        done = self._final.copy()
+        rewards = np.where(done, self._final_rewards, 0.0)
+        self._returns += rewards
+        finished = None
+        if done.any():
+            idx = np.flatnonzero(done)
+            seat = self.seat[idx]
+            rows = np.arange(len(idx))
+            scores = self._final_scores[idx]
+            mine = scores[rows, seat]
+            others = np.where(np.eye(n, dtype=bool)[seat], np.iinfo(np.int64).min, scores).max(axis=1)
+            winners = self._final_winners[idx]
+            finished = Finished(
+                slots=idx, terminal_observation=np.zeros((len(idx), 0), np.float32), rewards=rewards[idx].copy(),
+                win_share=np.where(winners[rows, seat], 1.0 / winners.sum(axis=1), 0.0),
+                score=mine.astype(np.float64), margin=(mine - others).astype(np.float64), seat=seat.copy(),
+                opponent=[self._labels[b] for b in idx.tolist()], length=self._length[idx].copy(),
+                returns=self._returns[idx].copy())
+            self.episodes[idx] += 1
+            self.games.reset_finished()
+            self._current = None
+            self._start(idx)  # (a new game's first round is a bid of every seat: the learner decides)
+        self.last_finished = finished
+        self._view()
+        return rewards.astype(np.float32), done, finished
+
+
+def make_env(cfg: TrainConfig) -> RoundSelfPlay:
+    """The ``n_envs`` batched games of the config, their opponents to come from the pool."""
     limit_numpy_blas_threads(cfg.torch_threads)  # the frozen policies' forward passes run in this process
-    return BatchedSelfPlay(cfg.n_envs, None, learner_seat=cfg.env.learner_seat, reward=cfg.env.reward,
-                           seat_mix=cfg.pool.seat_mix, seed=cfg.seed, env_id=cfg.env.id, **cfg.env.options)
+    return RoundSelfPlay(cfg.n_envs, None, learner_seat=cfg.env.learner_seat, reward=cfg.env.reward,
+                         seat_mix=cfg.pool.seat_mix, seed=cfg.seed, env_id=cfg.env.id, **cfg.env.options)
 
 
 # ----------------------------------------------------------------------------- the run
@@ -489,5 +611,5 @@ def finish(cfg: TrainConfig, run: LeanRun, final: PolicyAgent, train_seconds: fl
     print(f"run folder: {run_dir}")
 
 
-__all__ = ["ActorCritic", "LeanPPO", "LeanRun", "MASKED_LOGIT", "load_model_state", "log_probs_and_entropy",
+__all__ = ["ActorCritic", "LeanPPO", "LeanRun", "MASKED_LOGIT", "RoundSelfPlay", "load_model_state", "log_probs_and_entropy",
            "make_env", "sample", "train"]
