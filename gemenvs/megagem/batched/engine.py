@@ -364,6 +364,7 @@ class BatchedMegaGem:
         put("last", 3 * n)                # [feature (last_bids, last_winner, tie_rank), player]
         put("tie_random", 1)
         self._layout = layout
+        assert layout["tie_random"] == layout["last"] + 3 * n  # (one look-up writes last_winner .. tie_random)
         self._block = C = min(B, _OBS_BLOCK)
         self._padded = -(-B // C) * C + 8
         self._source_t = np.zeros((size, self._padded), np.float32)
@@ -400,6 +401,13 @@ class BatchedMegaGem:
         # mission owner slots by owner + 1: [open, claimed by 0, ..., claimed by n-1]
         self._owner_obs = np.eye(n + 1, dtype=np.float32)
         self._tie_rank_obs = T.tie_rank_obs(n)
+        # tie_break="rulebook": the slots last_winner (one-hot), tie_rank and tie_random of every
+        # player depend on the last winner only; by last winner (column n, -1: none yet)
+        last = np.zeros((2 * n + 1, n + 1), np.float32)
+        last[:n, :n] = np.eye(n, dtype=np.float32)
+        last[n:2 * n, :n] = self._tie_rank_obs[self._place_after[:, :n]]
+        last[2 * n, n] = 1.0  # before the first auction's winner is known, ties are drawn at random
+        self._last_winner_obs = last
         self._gem_deck_obs = T.GEM_DECK_OBS[self._for_sale - np.arange(self._for_sale + 1)]  # by gems turned
 
     def reset(self, seed: int | None = None) -> None:
@@ -519,12 +527,11 @@ class BatchedMegaGem:
         at = L["last"]
         if self.opts.public_bids:
             np.take(T.COIN_OBS, self.last_bids, out=s[at:at + n], mode="clip")
-        np.take(self._owner_obs[1:], self.last_winner + np.int8(1), axis=1, out=s[at + n:at + 2 * n], mode="clip")
-        np.take(self._tie_rank_obs, self.tie_place, out=s[at + 2 * n:at + 3 * n], mode="clip")
-        if not self._queue:  # before the first auction's winner is known, ties are drawn at random
-            random_tie = self.last_winner < 0
-            s[at + 2 * n:at + 3 * n] *= ~random_tie
-            s[L["tie_random"]] = random_tie
+        if self._queue:
+            np.take(self._owner_obs[1:], self.last_winner + np.int8(1), axis=1, out=s[at + n:at + 2 * n], mode="clip")
+            np.take(self._tie_rank_obs, self.tie_place, out=s[at + 2 * n:at + 3 * n], mode="clip")
+        else:  # last_winner, tie_rank, tie_random (adjacent rows) by the last winner
+            np.take(self._last_winner_obs, self.last_winner, axis=1, out=s[at + n:at + 3 * n + 1], mode="wrap")
         # every seat's slots: the public head, transposed once and copied to every seat; the
         # seat-relative rows, gathered whole (seat-major) and transposed into place, a block of
         # games at a time (so that the rows gathered stay in cache while they are copied)
