@@ -1,6 +1,6 @@
-"""Training throughput: environment steps per second of MaskablePPO, as SB3 counts them (``time/fps``).
+"""Training throughput: learner steps per second of MaskablePPO and of the lean backend (SB3's ``time/fps``).
 
-Three setups run in the same process, one after the other, each for ``--steps`` steps after a
+The setups run in the same process, one after the other, each for ``--steps`` steps after a
 short warm-up:
 
 * ``connect_four_v3, tutorial setup``: the PettingZoo SB3 tutorial (``tutorials/SB3/connect_four``):
@@ -20,13 +20,21 @@ short warm-up:
 * ``--wide N`` adds the batched path with N games and ``ppo.n_steps`` scaled to keep the same
   rollout (``n_steps * n_envs``) and minibatches: not the shipped config, a measure of what
   more games in lockstep buy.
+* ``backend lean`` (``gemenvs.training.lean_ppo``, the single-file masked PPO on torch): the
+  default config's settings with the lean learner in lockstep (the same games, rollout and
+  minibatches as the SB3 row: what SB3's own machinery costs), and ``--lean-config``
+  (``configs/megagem/selfplay_lean.yaml``: 2048 games stepped by engine rounds).
 
-Every row also says where the time goes: the environment (``step_wait``, opponents included),
-the rest of SB3's rollout collection (policy forward passes, buffers) and the PPO update
-(``train``), as shares of the measured wall time.
+Every configured row plays against its config's baseline pool (``pool.baselines`` plus the tuned
+bidder family members of ``pool.family``), sampled uniformly, without periodic evaluations.
+Every row also says where the time goes: the environment (SB3: ``step_wait``; lean: the batched
+games' steps, opponents included), the rest of rollout collection (policy forward passes,
+sampling, buffers) and the PPO update, as shares of the measured wall time. Learner steps are
+learner decisions collected and trained on (SB3's ``time/fps``).
 
-    python benchmarks/training_throughput.py                 # 20k steps per setup
+    python benchmarks/training_throughput.py                 # 20k steps per setup (60k for the lean rows)
     python benchmarks/training_throughput.py --steps 50000 --config configs/megagem/selfplay.yaml --wide 64
+    python benchmarks/training_throughput.py --only lean      # the lean rows beside the default config's
 """
 from __future__ import annotations
 
@@ -131,15 +139,43 @@ def megagem_tutorial(steps: int, warmup: int) -> Measure:
 def megagem_config(config: str, steps: int, warmup: int, overrides: list[str]) -> tuple[Measure, object]:
     """The training setup of ``config`` with ``overrides`` (its environments, PPO settings and baseline pool)."""
     from gemenvs.training.config import load_config
-    from gemenvs.training.pool import OpponentPool
+    from gemenvs.training.pool import OpponentPool, pool_baselines
     from gemenvs.training.selfplay import make_model, make_vec_env
 
     cfg = load_config(config, overrides)
     env = make_vec_env(cfg)
-    pool = OpponentPool(cfg.pool.baselines, cfg.pool.max_snapshots, "uniform")
+    pool = OpponentPool(pool_baselines(cfg.pool), cfg.pool.max_snapshots, "uniform")
     env.env_method("update_opponents", *pool.broadcast())
     try:
         return measure(make_model(cfg, env), steps, warmup), cfg
+    finally:
+        env.close()
+
+
+def lean_config(config: str, steps: int, overrides: list[str]) -> tuple[Measure, object]:
+    """``backend: lean`` on the setup of ``config`` with ``overrides``: one rollout and update unmeasured, then
+    rollouts and updates until ``steps`` learner decisions; steps/s and the time split env / policy / update."""
+    from gemenvs.training.config import load_config
+    from gemenvs.training.lean_ppo import LeanPPO, make_env
+    from gemenvs.training.pool import OpponentPool, pool_baselines
+
+    cfg = load_config(config, ["backend=lean", *overrides])
+    env = make_env(cfg)
+    try:
+        env.update_opponents(*OpponentPool(pool_baselines(cfg.pool), cfg.pool.max_snapshots, "uniform").broadcast())
+        learner = LeanPPO(cfg, env)
+        learner.start()
+        learner.collect()
+        learner.update()
+        learner.seconds = dict.fromkeys(learner.seconds, 0.0)
+        done, start = learner.num_timesteps, time.perf_counter()
+        while learner.num_timesteps - done < steps:
+            learner.collect()
+            learner.update()
+        wall = time.perf_counter() - start
+        s = learner.seconds
+        return Measure((learner.num_timesteps - done) / wall, s["env"] / wall,
+                       (wall - s["env"] - s["update"]) / wall, s["update"] / wall), cfg
     finally:
         env.close()
 
@@ -151,44 +187,65 @@ def main() -> None:
     parser.add_argument("--config", default="configs/megagem/selfplay.yaml")
     parser.add_argument("--wide", type=int, default=0, metavar="N",
                         help="also the batched path with N games (n_steps scaled to keep the rollout size)")
-    parser.add_argument("--only", choices=["tutorials", "config"], help="run only these rows (for quick checks)")
+    parser.add_argument("--only", choices=["tutorials", "config", "lean"],
+                        help="run only these rows (for quick checks; lean: the default config's batched row and the lean rows)")
+    parser.add_argument("--lean-config", default="configs/megagem/selfplay_lean.yaml")
+    parser.add_argument("--lean-steps", type=int, default=60_000, help="measured learner steps per lean row")
     args = parser.parse_args()
     torch.set_num_threads(1)
     os.environ["OMP_NUM_THREADS"] = "1"
 
     rows = []
-    if args.only != "config":
+    if args.only in (None, "tutorials"):
         rows.append(("connect_four_v3, PettingZoo SB3 tutorial setup (1 env, MaskablePPO defaults)",
                      connect_four_tutorial(args.steps, args.warmup)))
         rows.append(("MegaGem 4p vs 3 RandomAgents, tutorial setup (1 env, MaskablePPO defaults)",
                      megagem_tutorial(args.steps, args.warmup)))
-    if args.only != "tutorials":
+    if args.only in (None, "config"):
+        from gemenvs.training.config import load_config
+
+        base = load_config(args.config)
+        rollout = base.ppo.n_steps * base.n_envs
         for path in ("subproc", "batched"):
-            m, cfg = megagem_config(args.config, args.steps, args.warmup, [f"vec_env={path}"])
+            # (the per-process path with at most 8 worker processes, the rollout kept: one process per game
+            # of a 64-game config would only queue on 2 cores)
+            workers = ["n_envs=8", f"ppo.n_steps={rollout // 8}"] if path == "subproc" and base.n_envs > 8 else []
+            m, cfg = megagem_config(args.config, args.steps, args.warmup, [f"vec_env={path}", *workers])
             what = "SubprocVecEnv workers" if path == "subproc" else "batched games in one process"
             rows.append((f"MegaGem 4p, {args.config}, vec_env={path} ({cfg.n_envs} {what}, baseline pool)", m))
         if args.wide:
-            from gemenvs.training.config import load_config
-
-            base = load_config(args.config)
-            rollout = base.ppo.n_steps * base.n_envs
             if rollout % args.wide:
                 parser.error(f"--wide must divide the config's rollout, {rollout}")
             m, cfg = megagem_config(args.config, args.steps, args.warmup,
                                     ["vec_env=batched", f"n_envs={args.wide}", f"ppo.n_steps={rollout // args.wide}"])
             rows.append((f"MegaGem 4p, {args.config}, vec_env=batched, n_envs={cfg.n_envs} ppo.n_steps="
                          f"{cfg.ppo.n_steps} (same rollout; not the shipped config)", m))
+    if args.only == "lean":
+        m, cfg = megagem_config(args.config, args.steps, args.warmup, ["vec_env=batched"])
+        rows.append((f"MegaGem 4p, {args.config}, vec_env=batched ({cfg.n_envs} batched games in one process, "
+                     f"baseline pool)", m))
+    if args.only in (None, "lean"):
+        m, cfg = lean_config(args.config, args.lean_steps, ["lean.rollout=lockstep"])
+        rows.append((f"MegaGem 4p, {args.config} with backend=lean (lockstep, {cfg.n_envs} games x "
+                     f"{cfg.ppo.n_steps} steps: the same rollout and minibatches)", m))
+        m, cfg = lean_config(args.lean_config, args.lean_steps, [])
+        rows.append((f"MegaGem 4p, {args.lean_config} (backend lean, {cfg.lean.rollout}, {cfg.n_envs} games x "
+                     f"{cfg.ppo.n_steps}, minibatch {cfg.ppo.batch_size})", m))
 
-    print(f"\nMaskablePPO training throughput, env steps/s as SB3 counts them; {args.steps} steps each; "
-          f"{os.cpu_count()} CPUs, torch {torch.__version__}, {platform.python_version()}\n")
+    print(f"\nTraining throughput, learner steps/s (as SB3 counts them); {args.steps} steps per SB3 row, "
+          f"{args.lean_steps} per lean row; {os.cpu_count()} CPUs, torch {torch.__version__}, "
+          f"{platform.python_version()}\n")
     first = rows[0][1].fps
-    label = "vs connect_four tutorial" if args.only != "config" else "vs vec_env=subproc"
+    label = {None: "vs connect_four tutorial", "tutorials": "vs connect_four tutorial", "config": "vs vec_env=subproc",
+             "lean": "vs the default config (SB3, batched)"}[args.only]
     print(f"| setup | steps/s | {label} | time: env / rest of rollout / PPO update |\n|---|---|---|---|")
     for name, m in rows:
         print(f"| {name} | {m.fps:,.0f} | {m.fps / first:.2f}x | {m.shares()} |")
     if args.only is None:
-        subproc, batched = rows[2][1].fps, rows[3][1].fps
+        tutorial, subproc, batched, lean = rows[0][1].fps, rows[2][1].fps, rows[3][1].fps, rows[-1][1].fps
         print(f"\nbatched vs subproc on the same config: {batched / subproc:.2f}x")
+        print(f"lean ({args.lean_config}) vs the connect_four tutorial setup: {lean / tutorial:.2f}x "
+              f"(target 10x); vs the default config (SB3, batched): {lean / batched:.2f}x (target 10x)")
 
 
 
