@@ -186,8 +186,11 @@ def test_differential_defaults_and_mixed_thousands():
 
 # ----------------------------------------------------------------------------- auto-reset and seeding
 
-def test_auto_reset_deals_the_seeded_next_games():
+@pytest.mark.parametrize("pool_games", [32768, 16], ids=["deep_pool", "pool_refilled_every_other_game"])
+def test_auto_reset_deals_the_seeded_next_games(pool_games):
     eng = BatchedMegaGem(16, seed=7, num_players=4)
+    eng._POOL_GAMES = pool_games  # 16: two openings held per slot, dealt afresh every other game
+    eng.reset(7)
     game = MegaGem()
     assert eng.seeds.tolist() == game_seeds(7, np.arange(16), 0).tolist()
     rng = np.random.default_rng(0)

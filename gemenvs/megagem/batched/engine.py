@@ -155,9 +155,12 @@ class _DealPool:
         """Bytes held."""
         return sum(v.nbytes for v in self.store.values())
 
-    def take(self, slots: np.ndarray, episodes: np.ndarray, next_needed: np.ndarray) -> _Openings:
-        """The openings of (slot, episode) pairs; ``next_needed`` (B,) is each slot's next unplayed episode."""
-        if np.any(episodes >= self.held_to[slots]):
+    def take(self, slots: np.ndarray, episodes: np.ndarray, playing: np.ndarray) -> _Openings:
+        """The openings of (slot, episode) pairs, about to be played; ``playing`` (B,) is the episode
+        every slot plays once they are dealt."""
+        if (episodes >= self.held_to.take(slots)).any():
+            next_needed = playing.astype(np.int64) + 1  # each slot's next unplayed episode
+            next_needed[slots] -= 1
             self._refill(next_needed)
         at = slots * self.depth + episodes % self.depth
         return _Openings(*(self.store[k].take(at, axis=0) for k in _Openings.FIELDS))
@@ -278,6 +281,8 @@ class BatchedMegaGem:
             self.rec_winner = z((B, NUM_AUCTION_CARDS), np.int8)
             self.rec_reveal = z((B, NUM_AUCTION_CARDS), np.int8)
             self.rec_forced = z((B, NUM_AUCTION_CARDS), np.uint8)  # forced-bid seat bits, 0x80 forced reveal
+
+    _POOL_GAMES = 32768  # openings dealt in advance: this many games, 2 to 64 per slot
 
     _STATE_FIELDS = ("seeds", "episodes", "_u8", "_i8", "_seat16", "_codes", "debts", "_rows", "prefix")
     _RECORD_FIELDS = ("rec_bids", "rec_winner", "rec_reveal", "rec_forced")
@@ -420,11 +425,11 @@ class BatchedMegaGem:
             seed = int(np.random.default_rng().integers(0, MAX_SEED))
         self.seed = seed
         B = self.num_games
-        depth = int(np.clip(-(-32768 // B), 2, 64))
+        depth = int(np.clip(-(-self._POOL_GAMES // B), 2, 64))
         self._pool = _DealPool(self.opts, seed, B, depth)
         self.episodes[:] = 0
         slots = np.arange(B)
-        self._deal_into(slots, self._pool.take(slots, np.zeros(B, np.int64), np.zeros(B, np.int64)))
+        self._deal_into(slots, self._pool.take(slots, np.zeros(B, np.int64), self.episodes))
         self._refresh()
 
     def reset_finished(self) -> np.ndarray:
@@ -436,10 +441,9 @@ class BatchedMegaGem:
         return idx
 
     def _next_episode(self, idx: np.ndarray) -> None:
-        self.episodes[idx] += 1
-        needed = self.episodes.astype(np.int64) + 1
-        needed[idx] -= 1
-        self._deal_into(idx, self._pool.take(idx, self.episodes[idx].astype(np.int64), needed))
+        episodes = self.episodes.take(idx) + np.uint32(1)
+        self.episodes[idx] = episodes
+        self._deal_into(idx, self._pool.take(idx, episodes.astype(np.int64), self.episodes))
 
     def _deal_into(self, idx: np.ndarray, d: _Openings) -> None:
         """Set games ``idx`` to their openings ``d``: the state of ``rules.new_state`` (round 1 started)."""
