@@ -538,9 +538,7 @@ def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO) -> float:
     """Rollouts and updates until total_timesteps (or max_train_minutes); the seconds it took."""
     from tqdm.auto import tqdm
 
-    rollout = cfg.ppo.n_steps * cfg.n_envs
-    updates = -(-cfg.total_timesteps // rollout)
-    bar = tqdm(total=updates * rollout, unit="step", dynamic_ncols=True, mininterval=1.0, smoothing=0.05) \
+    bar = tqdm(total=cfg.total_timesteps, unit="step", dynamic_ncols=True, mininterval=1.0, smoothing=0.05) \
         if cfg.progress_bar else None
     write = bar.write if bar is not None else print
     limit = None if cfg.max_train_minutes is None else 60 * cfg.max_train_minutes
@@ -549,7 +547,7 @@ def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO) -> float:
     def on_step(finished) -> bool:
         run.record(finished)
         if bar is not None:
-            bar.update(cfg.n_envs)
+            bar.update(learner.num_timesteps - bar.n)  # (learner decisions: rounds mode has fewer than games)
         return limit is None or time.time() - start <= limit
 
     with open(run.run_dir / "progress.csv", "w", newline="") as f:
