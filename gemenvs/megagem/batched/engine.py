@@ -12,7 +12,7 @@ The step, the observations and the masks are vectorized over games and seats; th
 pass through bid, reveal and round end, then one pass that plays, for the few games whose next
 round has every bid forced (no seat has coins and the card is not a Loan), the whole run of such
 rounds at once. The only Python loop over games is a cache blocking: ``observations`` moves the
-slots of 256 games at a time into place.
+slots of 128 games at a time into place.
 
 Layout: per-seat state is seat-major, ``(n, B)`` (every operation runs along contiguous rows of B
 games), per-game state is ``(B,)`` or ``(B, k)``. Gem counts are codes (:mod:`.tables`).
@@ -232,6 +232,7 @@ class BatchedMegaGem:
         self._ahead = n * -(-NUM_AUCTION_CARDS // n)
         self._ahead_i = np.arange(self._ahead)[:, None]
         self._ahead_turn = self._ahead_i % n
+        self._ahead_later = self._ahead_i >= 1
         self._cycle = (np.arange(1, self._ahead + n + 1) % n).astype(np.intp)  # seat (k + 1) % n at k
         self._allocate_state()
         self._allocate_outputs()
@@ -801,25 +802,26 @@ class BatchedMegaGem:
         finished = i < s + end_s
         revealed = must & (single_w >= 0)      # forced reveals
         revealed &= i < s
-        # the winners' gains
+        # the winners' gains. The winners take turns: the seat in place t of the tie order as the run
+        # starts wins rounds t, t + n, ..., so a seat's sums over its rounds are sums over turns.
+        at_place = self.tie_place[:, idx] * m + j  # (seat q's entry in (place, m) arrays)
         prefix = self._prefix_flat.take(self._prefix_base[idx] + sold)
         gain = prefix[1:] - prefix[:-1]
         gain *= auctioned
-        wins = w == seat[:, :, None]           # (n, K, m)
+        gained = np.cumsum(gain.reshape(kn // n, n, m), axis=0, dtype=np.uint16)  # (turn, place, m) so far
         coll0 = self.collections[:, idx]
-        self.collections[:, idx] = coll0 + (wins * gain).sum(axis=1, dtype=np.uint16)
+        self.collections[:, idx] = coll0 + gained[-1].reshape(-1).take(at_place)
         invest = T.INVEST_AMOUNT.take(cards) * auctioned
         if invest.any():
-            self.debts[1][:, idx] += (wins * invest).sum(axis=1, dtype=np.uint8)
-        reveals = (wins & revealed).sum(axis=1, dtype=np.uint16)  # (n, m)
-        single = T.SINGLE.take(hands0)
-        self.hands[:, idx] = hands0 - reveals * T.POW.take(single)  # (POW[-1] = 0 for other hands)
-        self.display[:, idx] += ((single == self._colours[:, :, None]) * reveals).sum(axis=1, dtype=np.uint8)
+            self.debts[1][:, idx] += invest.reshape(kn // n, n, m).sum(axis=0, dtype=np.uint8).reshape(-1).take(at_place)
+        reveals = revealed.reshape(kn // n, n, m).sum(axis=0, dtype=np.uint16).reshape(-1).take(at_place)
+        revealed_codes = reveals * T.POW.take(T.SINGLE.take(hands0))  # (n, m) (POW[-1] = 0: several colours)
+        self.hands[:, idx] = hands0 - revealed_codes
+        self.display[:, idx] += self._counts_t.take(revealed_codes.sum(axis=0, dtype=np.uint16), axis=1)
         # Clarification 8, round by round: the winner claims the open missions its Collection meets.
-        coll_w = coll0.reshape(-1).take(at_w) + np.cumsum(gain.reshape(kn // n, n, m), axis=0,
-                                                         dtype=np.uint16).reshape(kn, m)
-        met = (self._met.take(coll_w) >> self.missions[:, idx].astype(np.uint32)[:, None, :]) & np.uint32(1)
-        met = met.astype(np.bool_) & finished  # (4 missions, K, m)
+        met = self._met.take(coll0.reshape(-1).take(at_w) + gained.reshape(kn, m))
+        met *= finished
+        met = (met >> self.missions[:, idx].astype(np.uint32)[:, None, :]) & np.uint32(1)  # (4 missions, K, m)
         if met.any():
             owner = self.mission_owner[:, idx]
             claim = (owner < 0) & met.any(axis=1)
@@ -840,7 +842,8 @@ class BatchedMegaGem:
         self.turned[idx] = np.minimum(before_s + np.int16(2) + end_s * np.int16(fs), fs)
         self.round[idx] = r0 + s
         self.card[idx] = cards.reshape(-1).take(at_s)
-        turned_up = (i >= 1) & (i <= s)
+        turned_up = i <= s
+        turned_up &= self._ahead_later
         self.deck_left[:, idx] -= ((cards == self._kinds[:, :, None]) & turned_up).sum(axis=1, dtype=np.uint8)
         ended[idx[end_s]] = True
         if self.record:
