@@ -19,7 +19,10 @@ style of CleanRL's ``ppo.py`` so that nothing stands between the batched engine 
    * ``rounds``: one engine round of every game (:class:`RoundSelfPlay`): the learner decides in
      the games that wait on it (about 60%), the opponents everywhere else, and no game waits. The
      buffers keep which games the learner acted in (``acted``); only those rows are trained on,
-     and GAE links each decision to the learner's next decision in the same game.
+     and GAE links each decision to the learner's next decision in the same game. A rollout ends
+     with a settle pass (:meth:`RoundSelfPlay.settle`): the games that do not wait on the learner
+     are played on, the others held, until they do, so every game's last decision gets its
+     outcome and the bootstrap value is that of a decision state.
 2. **Masking**: every illegal action's logit is set to :data:`MASKED_LOGIT` before the softmax, so
    it is never sampled, never the argmax, has probability exactly 0, and adds nothing to the
    entropy or to the log-probabilities in the loss (whatever the actor's raw logit there).
@@ -503,7 +506,7 @@ def load_model_state(path: str | Path) -> dict:
     """A checkpoint's ``model.pt``, read with ``weights_only=True`` (tensors and plain data; no code runs)."""
     state = torch.load(Path(path), map_location="cpu", weights_only=True)
     if not isinstance(state, dict) or set(state) != {"model", "optimizer"}:
-        raise ConfigError(f"{path} is not a lean checkpoint's model.pt (a dict of 'model' and 'optimizer')")
+        raise ValueError(f"{path} is not a lean checkpoint's model.pt (a dict of 'model' and 'optimizer')")
     return state
 
 
