@@ -12,7 +12,10 @@ The step, the observations and the masks are vectorized over games and seats; th
 pass through bid, reveal and round end, then one pass that plays, for the few games whose next
 round has every bid forced (no seat has coins and the card is not a Loan), the whole run of such
 rounds at once. The only Python loop over games is a cache blocking: ``observations`` moves the
-slots of 128 games at a time into place.
+slots of 128 games at a time into place. Every seat's mask is a row of one table (its row number
+is kept after every step), so masks, random legal actions and the action check are look-ups;
+the auction's winner (``tie_break="rulebook"``) is one look-up by last winner, first-auction
+draws and tied seats.
 
 Layout: per-seat state is seat-major, ``(n, B)`` (every operation runs along contiguous rows of B
 games), per-game state is ``(B,)`` or ``(B, k)``. Gem counts are codes (:mod:`.tables`).
