@@ -68,6 +68,17 @@ def test_deal_is_rules_new_state(options):
                 assert (d.tie_picks[i] >> PICK_SHIFT[tied]) & PICK_MASK[tied] == rng.integers(tied)
 
 
+def test_deal_in_chunks_is_the_same_deal(monkeypatch):
+    from gemenvs.megagem.batched import deal as deal_module
+    opts = rules.Options(num_players=4, value_chart="random")
+    seeds = np.arange(40, dtype=np.uint64) * np.uint64(2**40 + 7)
+    whole = deal(opts, seeds)
+    monkeypatch.setattr(deal_module, "CHUNK", 7)
+    parts = deal(opts, seeds)
+    for name in ("seeds", "chart", "gems", "auction", "missions", "queue", "tie_picks"):
+        assert np.array_equal(getattr(whole, name), getattr(parts, name)), name
+
+
 def copy_rng(rng: np.random.Generator) -> np.random.Generator:
     out = np.random.default_rng()
     out.bit_generator.state = rng.bit_generator.state

@@ -104,7 +104,7 @@ def _shuffle(x: np.ndarray, swaps: np.ndarray) -> None:
 
 
 #: games dealt together (the arrays of a chunk stay in the processor's caches)
-CHUNK = 4096
+CHUNK = 8192
 
 
 def deal(opts: Options, seeds: np.ndarray) -> Deals:
