@@ -54,7 +54,6 @@ def test_the_lean_config_loads_and_the_default_stays_sb3():
       "eval.opponents=[random]", "eval.charts=null"],
      "backend lean plays on the batched engine, which runs MegaGem only, not gem; use backend sb3"),
     (["vec_env=subproc"], "backend lean: vec_env must be 'auto' or 'batched'"),
-    (["pretrain.teacher=heuristic"], "backend lean: pretrain.teacher must be null"),
     (["lean.rollout=lockstep", "ppo.batch_size=3000"], "ppo.batch_size (3000) must divide one rollout"),
 ])
 def test_config_errors(overrides, message):
@@ -224,6 +223,41 @@ def test_tiny_run_writes_checkpoints_that_play(tmp_path):
         assert set(final) == set(env.possible_agents) and "winners" in final["player_0"]
     rows = (run / "progress.csv").read_text().splitlines()
     assert len(rows) == 3 and rows[0].startswith("update,step,seconds,steps_per_s")
+
+
+def test_pretrain_clones_the_teacher_before_ppo(tmp_path):
+    """Behaviour cloning of the heuristic bidder (then one DAgger round) on backend lean: pretrain.json as on
+    backend sb3, held-out agreement with the teacher far above a uniform choice among the legal actions, a
+    step-0 evaluation, and checkpoints that play legal games."""
+    overrides = [f"run_root={tmp_path}", "name=cloned", "seed=2", "total_timesteps=1024", "ppo.n_steps=8",
+                 "pretrain.teacher=heuristic", "pretrain.games=80", "pretrain.epochs=25", "pretrain.workers=1",
+                 "pretrain.batch_size=256", "pretrain.learning_rate=0.003",
+                 "pretrain.dagger_rounds=1", "pretrain.dagger_games=12", "pretrain.dagger_epochs=2",
+                 "eval.every=100000", "eval.games=4", "eval.final_games=4"]
+    assert main([str(DEFAULT_CONFIG), "backend=lean", *SMALL, *overrides]) == 0
+    run = tmp_path / "cloned"
+    report = json.loads((run / "pretrain.json").read_text())
+    assert report["teacher"] == "heuristic" and [r["games"] for r in report["rounds"]] == [80, 12]
+    first, dagger = report["rounds"]
+    assert first["decisions"] > 1000 and dagger["decisions"] > first["decisions"]
+    assert 0 <= dagger["student_agreement_on_own_states"] <= 1
+    # a uniform choice among the legal actions agrees with the teacher about this often
+    from gemenvs.training.pretrain import collect
+
+    heldout = collect("gemenvs/MegaGem-v0", {"num_players": 4, "value_chart": "A"}, "heuristic", games=6, seed=99)
+    chance = float(np.mean(1.0 / heldout.masks.sum(axis=1)))
+    for r in (first, dagger):
+        assert r["heldout_agreement"] > max(0.3, 3 * chance), (r, chance)  # (chance: about 10%)
+    eval_rows = (run / "eval.csv").read_text().splitlines()
+    assert eval_rows[1].startswith("0,"), "the cloned policy is evaluated as step 0"
+    # the cloned networks went on into PPO: the checkpoint plays, as a PolicyAgent, agreeing with the teacher
+    agent = PolicyAgent.load(next((run / "checkpoints").glob("step_*/policy.npz")))
+    assert agent.metadata.get("backend") == "lean"
+    agreement = np.mean(agent.act_batch(heldout.obs, heldout.masks.astype(np.int8)) == heldout.actions)
+    assert agreement > 2 * chance, (agreement, chance)
+    env = megagem_env(value_chart="A")  # illegal_action="raise"
+    final = play_game(env, [RandomAgent.for_env(env, seed=k) for k in range(3)] + [agent], seed=4)
+    assert "winners" in final["player_3"]
 
 
 def test_the_lean_config_runs_by_rounds_end_to_end(tmp_path):

@@ -654,13 +654,10 @@ def validate(cfg: TrainConfig) -> None:
 
 
 def check_lean(cfg: TrainConfig) -> None:
-    """What ``backend: lean`` (gemenvs.training.lean_ppo) cannot run: the per-process path and behaviour cloning."""
+    """What ``backend: lean`` (gemenvs.training.lean_ppo) cannot run: the per-process path."""
     if cfg.vec_env == "subproc":
         raise ConfigError("backend lean: vec_env must be 'auto' or 'batched' (it plays the batched engine's games in "
                           "this process); got 'subproc'")
-    if cfg.pretrain.teacher is not None:
-        raise ConfigError(f"backend lean: pretrain.teacher must be null (behaviour cloning runs on backend sb3); "
-                          f"got {cfg.pretrain.teacher!r}")
 
 
 def check_rllib(cfg: TrainConfig) -> None:

@@ -53,19 +53,24 @@ the networks' and the optimizer's state dicts, tensors only, read with
 ``torch.load(weights_only=True)``). Nothing is pickled. ``max_train_minutes`` is checked after every
 step, as on the SB3 path.
 
+``pretrain`` (behaviour cloning of a teacher, then DAgger rounds, before PPO) runs as on backend sb3
+(:func:`pretrain`: :mod:`gemenvs.training.pretrain`'s ``collect`` and ``clone``, the latter through
+:class:`ClonePolicy`; ``pretrain.json`` and the step-0 evaluation).
+
 Not on this backend (refused by the config checks, one line each): other games than MegaGem (the
-batched engine plays MegaGem only), ``vec_env: subproc``, ``pretrain`` (behaviour cloning runs on
-backend sb3); ``--resume`` is refused here. ``env.shaping`` changes nothing, as on the SB3 batched
+batched engine plays MegaGem only), ``vec_env: subproc``; ``--resume`` is refused here. ``env.shaping`` changes nothing, as on the SB3 batched
 path (MegaGem has no shaping potential).
 """
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import time
 from collections import deque
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import torch
@@ -79,11 +84,14 @@ from gemenvs.training.config import ConfigError, TrainConfig, save_config
 from gemenvs.training.evaluate import append_eval_rows, evaluate, results_dict, results_table
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pool import OpponentPool, pool_baselines
+from gemenvs.training.pretrain import CloneReport, clone, collect, concatenate
 
 #: the logit of an illegal action: exp of it underflows to exactly 0 next to any legal logit
 MASKED_LOGIT = -1e8
 #: seed offset of the final evaluation, as on the SB3 path (its games differ from the periodic ones)
 FINAL_EVAL_SEED = 1_000_003
+#: seed offset of the teacher's games (behaviour cloning), as on the SB3 path
+PRETRAIN_SEED = 2_000_003
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 PROGRESS_FIELDS = ["update", "step", "seconds", "steps_per_s", "policy_loss", "value_loss", "entropy",
                    "approx_kl", "clip_fraction", "epochs", "win_rate_all", "env_share", "policy_share",
@@ -131,6 +139,39 @@ class ActorCritic(nn.Module):
                   for m in self.actor if isinstance(m, nn.Linear)]
         activation = self.activation if len(layers) > 1 else "identity"
         return PolicyAgent(layers, activation, deterministic=deterministic, seed=seed, metadata=metadata)
+
+
+class ClonePolicy:
+    """An :class:`ActorCritic` seen through the methods :func:`gemenvs.training.pretrain.clone` calls on a
+    MaskablePPO policy (``parameters``, ``set_training_mode``, ``evaluate_actions``, ``get_distribution``,
+    ``predict_values``), so behaviour cloning fits the lean networks with the same code as SB3's."""
+
+    def __init__(self, model: ActorCritic):
+        self.model = model
+
+    def parameters(self):
+        """The actor's and the critic's parameters."""
+        return self.model.parameters()
+
+    def set_training_mode(self, mode: bool) -> None:
+        """Training or evaluation mode (the MLPs behave the same in both)."""
+        self.model.train(mode)
+
+    def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor, action_masks) -> tuple:
+        """The critic's values (N, 1), log pi(action) and the entropy of the masked distribution."""
+        masks = torch.as_tensor(action_masks, dtype=torch.bool)
+        logp, entropy = log_probs_and_entropy(self.model.masked_logits(obs, masks), masks, actions)
+        return self.model.value(obs)[:, None], logp, entropy
+
+    def get_distribution(self, obs: torch.Tensor, action_masks):
+        """The masked action distribution (``.distribution.logits``, as SB3's wrapper has it)."""
+        masks = torch.as_tensor(action_masks, dtype=torch.bool)
+        return SimpleNamespace(distribution=torch.distributions.Categorical(
+            logits=self.model.masked_logits(obs, masks)))
+
+    def predict_values(self, obs: torch.Tensor) -> torch.Tensor:
+        """The critic's values, shape (N, 1)."""
+        return self.model.value(obs)[:, None]
 
 
 def sample(logits: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
@@ -522,11 +563,14 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
         run_dir = prepare_run_dir(cfg)
         save_config(cfg, run_dir / "config.yaml")
         run = LeanRun(cfg, run_dir, learner)
-        if not run.pool.members:  # pure self-play: start against the initial policy
+        start = time.time()  # the wall-time budget counts from here (pretraining included, as on backend sb3)
+        if cfg.pretrain.teacher is not None:
+            pretrain(cfg, run, learner)
+        if not run.pool.members:  # pure self-play: start against the initial (or cloned) policy
             run.snapshot(0)
         run.push_pool()
         learner.start()
-        train_seconds = _learn(cfg, run, learner)
+        train_seconds = _learn(cfg, run, learner, start)
     finally:
         env.close()
     step = learner.num_timesteps
@@ -537,15 +581,58 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     return run_dir
 
 
-def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO) -> float:
-    """Rollouts and updates until total_timesteps (or max_train_minutes); the seconds it took."""
+def pretrain(cfg: TrainConfig, run: LeanRun, learner: LeanPPO) -> CloneReport:
+    """Behaviour cloning of ``cfg.pretrain.teacher`` into the learner's networks, then ``dagger_rounds``
+    DAgger rounds, as on backend sb3 (gemenvs.training.selfplay's ``pretrain``: the same games, seeds,
+    cloning through :class:`ClonePolicy`, ``pretrain.json`` and step-0 evaluation). The PPO optimizer is
+    untouched (cloning has its own Adam)."""
+    p = cfg.pretrain
+    print(f"pretraining: {p.games} games of {p.teacher!r} against itself, then {p.epochs} epochs of cloning"
+          + (f", then {p.dagger_rounds} DAgger rounds of {p.dagger_games} games" if p.dagger_rounds else ""))
+    policy = ClonePolicy(learner.model)
+    start = time.time()
+    seed = cfg.seed + PRETRAIN_SEED
+    data = collect(cfg.env.id, cfg.env.options, p.teacher, p.games, seed=seed, reward=cfg.env.reward,
+                   gamma=cfg.ppo.gamma, workers=p.workers)
+    rounds = [{"games": p.games, "collect_seconds": time.time() - start}]
+    report = clone(policy, data, p.epochs, p.batch_size, p.learning_rate, p.value_coef, seed=cfg.seed)
+    rounds[-1].update(dataclasses.asdict(report))
+    print(report.line())
+    for r in range(p.dagger_rounds):
+        t = time.time()
+        student = learner.agent(deterministic=True)
+        seed += max(p.games, p.dagger_games)  # fresh games every round
+        new = collect(cfg.env.id, cfg.env.options, p.teacher, p.dagger_games, seed=seed, reward=cfg.env.reward,
+                      gamma=cfg.ppo.gamma, workers=p.workers, student=student)
+        agreement = float(np.mean(student.act_batch(new.obs, new.masks.astype(np.int8)) == new.actions)) \
+            if len(new) else float("nan")
+        data = concatenate([data, new])
+        rounds.append({"games": p.dagger_games, "collect_seconds": time.time() - t,
+                       "student_agreement_on_own_states": agreement})
+        report = clone(policy, data, p.dagger_epochs, p.batch_size, p.learning_rate, p.value_coef,
+                       seed=cfg.seed + r + 1)
+        rounds[-1].update(dataclasses.asdict(report))
+        print(f"DAgger round {r + 1}: the cloned policy agreed with the teacher on {agreement:.1%} of the "
+              f"{len(new)} states it reached; {report.line()}")
+    del data
+    (run.run_dir / "pretrain.json").write_text(json.dumps(
+        {"teacher": p.teacher, "seconds": time.time() - start, "rounds": rounds}, indent=1))
+    if cfg.eval.every:
+        rates = run.evaluate(0)
+        print("step 0 (after pretraining): eval win rates " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()))
+    return report
+
+
+def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, start: float | None = None) -> float:
+    """Rollouts and updates until total_timesteps (or max_train_minutes, counted from ``start``: by default
+    now); the seconds since ``start``."""
     from tqdm.auto import tqdm
 
     bar = tqdm(total=cfg.total_timesteps, unit="step", dynamic_ncols=True, mininterval=1.0, smoothing=0.05) \
         if cfg.progress_bar else None
     write = bar.write if bar is not None else print
     limit = None if cfg.max_train_minutes is None else 60 * cfg.max_train_minutes
-    start = time.time()
+    start = time.time() if start is None else start
 
     def on_step(finished) -> bool:
         run.record(finished)
@@ -612,5 +699,5 @@ def finish(cfg: TrainConfig, run: LeanRun, final: PolicyAgent, train_seconds: fl
     print(f"run folder: {run_dir}")
 
 
-__all__ = ["ActorCritic", "LeanPPO", "LeanRun", "MASKED_LOGIT", "RoundSelfPlay", "load_model_state", "log_probs_and_entropy",
-           "make_env", "sample", "train"]
+__all__ = ["ActorCritic", "ClonePolicy", "LeanPPO", "LeanRun", "MASKED_LOGIT", "RoundSelfPlay", "load_model_state", "log_probs_and_entropy",
+           "make_env", "pretrain", "sample", "train"]
