@@ -477,12 +477,13 @@ class BatchedMegaGem:
             choice += rw * (self._held_bits.take(self.hands) + np.int16(self._reveal_row))
         self._choice = choice.astype(np.intp)
         self._choice_at = self._choice << _ROW_SHIFT  # (its first entry in the flat tables)
+        self._choosers = choice > 0
 
     # ------------------------------------------------------------------ queries
 
     def to_act(self) -> np.ndarray:
         """(B, n) bool: the seats with a choice now (forced decisions are already played)."""
-        return (self._choice > 0).T.copy()
+        return self._choosers.T.copy()
 
     def num_to_act(self) -> int:
         """How many seats of all games have a choice now (``to_act().sum()``)."""
@@ -612,9 +613,9 @@ class BatchedMegaGem:
         low = at & (_ROW_WIDTH - 1)
         legal = self._mask_table_flat.take(self._choice_at + low)  # (the mask entry of the action)
         legal &= low == at
-        if not (legal < (self._choice > 0)).any():
+        if not (legal < self._choosers).any():
             return
-        bad = (self._choice > 0) & ~legal
+        bad = self._choosers & ~legal
         b, p = (int(x) for x in np.argwhere(bad.T)[0])
         action = int(a[b, p])
         A = self.num_actions
