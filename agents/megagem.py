@@ -695,6 +695,10 @@ NEUTRAL_WEIGHTS = {
     "shade_stage": 0.0, "loan_bonus": 0.0, "invest_cost": 1.0, "opp_bid_scale": 1.0, "reveal_info": 1.0,
     "reveal_value": 0.0, "reveal_supply": 0.0,
 }
+#: a BidderGames member's parameters, one column each: the weights, then HeuristicBidder's scalar attributes
+_MEMBER_PARAMS = (*NEUTRAL_WEIGHTS, "psi", "share", "lam_max", "deny")
+_COL = {name: j for j, name in enumerate(_MEMBER_PARAMS)}
+_CHART_SCALE_COLS = [_COL[f"chart_scale_{k}"] for k in CHART_NAMES]
 _NO_AUCTION = -10  # pending round of a game with no auction awaiting its bids
 _RATIOS, _FRACS, _LOAN_FRACS = 0, 1, 2  # the three histories of the opponent model
 _KIND = np.array(AUCTION_TYPE)
@@ -753,6 +757,12 @@ class BidderGames:
     :meth:`act` takes the decisions of any games (at most one per game per call) and returns
     exactly the actions ``act`` of each game's own instance would choose; :meth:`reset` starts games
     afresh (``agent.reset()``). The agent's parameters and weights are read when the table is made.
+
+    One table can play for several bidders of this family (HeuristicBidder, ParametricBidder and its
+    subclasses: the same arithmetic with other parameters): :meth:`add_member` gives another bidder
+    a member index, and ``act(..., members=...)`` says which member decides in each row, so the games
+    of every member are played in one numpy pass (each row with its member's parameters). A game's
+    memory belongs to the game: :meth:`reset` a game when another member starts playing it.
     """
 
     def __init__(self, agent: "HeuristicBidder", num_games: int):
@@ -765,6 +775,12 @@ class BidderGames:
         self.progress = tuple(float(p) for p in agent.progress)
         self.prior_ratios = np.array(agent.prior_ratios, np.float64)
         self.prior_fracs = np.array(agent.prior_fracs, np.float64)
+        self.members: list = []
+        self._params = np.zeros((0, len(_MEMBER_PARAMS)))   # (members, params): see _MEMBER_PARAMS
+        self._progress = np.zeros((0, len(self.progress)))
+        self._prior_ratios = np.zeros((0, len(self.prior_ratios)))
+        self._prior_fracs = np.zeros((0, len(self.prior_fracs)))
+        self.add_member(agent)
         self.pend_round = np.full(N, _NO_AUCTION, np.int64)
         self.pend_loan = np.zeros(N, np.bool_)
         self.pend_value = np.zeros((N, n))
@@ -774,6 +790,33 @@ class BidderGames:
         self.hist = np.zeros((3, N, n, H))          # ratios, fracs, loan fracs per seat, oldest first
         self.count = np.zeros((3, N, n), np.int64)
         self.private = np.zeros(N, np.bool_)        # bids found private (public_bids=False)
+
+    def add_member(self, agent: "HeuristicBidder") -> int:
+        """Let ``agent`` play games of this table too (its parameters read now); its index for ``act``'s
+        ``members``. It must be a bidder this table plays (``batch_games`` is HeuristicBidder's) for the
+        same observations and actions, with the same history length and parameter shapes."""
+        first = self.agent
+        if type(agent).batch_games is not HeuristicBidder.batch_games:
+            raise ValueError(f"{type(agent).__name__} plays through its own batch_games table, not BidderGames")
+        if (agent.decode.size, agent.decode.n, agent.bids, agent.reveals, int(agent.history_len)) != \
+                (first.decode.size, self.n, first.bids, first.reveals, self.H):
+            raise ValueError(f"{agent!r} sees other observations or actions, or keeps another history length, "
+                             f"than the table's first member {first!r}")
+        w = {**NEUTRAL_WEIGHTS, **agent._batch_weights()}
+        row = [float(w[k]) for k in NEUTRAL_WEIGHTS] + [float(agent.psi), float(agent.share), float(agent.lam_max),
+                                                        float(agent.deny)]
+        progress = np.array([float(p) for p in agent.progress], np.float64)
+        ratios = np.array(agent.prior_ratios, np.float64)
+        fracs = np.array(agent.prior_fracs, np.float64)
+        if (progress.shape, ratios.shape, fracs.shape) != \
+                (self._progress.shape[1:], self._prior_ratios.shape[1:], self._prior_fracs.shape[1:]):
+            raise ValueError(f"{agent!r} has other progress or prior lengths than the table's first member")
+        self._params = np.vstack([self._params, np.array(row, np.float64)])
+        self._progress = np.vstack([self._progress, progress])
+        self._prior_ratios = np.vstack([self._prior_ratios, ratios])
+        self._prior_fracs = np.vstack([self._prior_fracs, fracs])
+        self.members.append(agent)
+        return len(self.members) - 1
 
     def reset(self, games=None) -> None:
         """Forget games ``games`` (indices; None: all), as ``agent.reset()`` does."""
@@ -826,8 +869,9 @@ class BidderGames:
 
     # ------------------------------------------------------------------ decisions
 
-    def act(self, observations: np.ndarray, action_masks: np.ndarray, games) -> np.ndarray:
-        """Actions ``(G,)`` for decisions of games ``games`` (G distinct indices): row ``i`` is game ``games[i]``'s."""
+    def act(self, observations: np.ndarray, action_masks: np.ndarray, games, members=None) -> np.ndarray:
+        """Actions ``(G,)`` for decisions of games ``games`` (G distinct indices): row ``i`` is game ``games[i]``'s,
+        decided by member ``members[i]`` (:meth:`add_member`; None: the table's first bidder in every row)."""
         from gemenvs.agents.base import check_batch, legal_counts
 
         obs, masks = check_batch(observations, action_masks)
@@ -837,6 +881,12 @@ class BidderGames:
             raise ValueError(f"games must be {G} game indices in 0..{self.num_games - 1}")
         if np.unique(g).size != G:
             raise ValueError("a game may make one decision per call")
+        if members is None:
+            mem = np.zeros(G, np.int64)
+        else:
+            mem = np.asarray(members, np.int64).reshape(-1)
+            if mem.shape != (G,) or (G and (mem.min() < 0 or mem.max() >= len(self.members))):
+                raise ValueError(f"members must be {G} member indices in 0..{len(self.members) - 1}")
         legal_counts(masks)
         agent, n = self.agent, self.n
         d, bids_r, reveals = agent.decode, agent.bids, agent.reveals
@@ -889,20 +939,21 @@ class BidderGames:
         if rv.size:
             out[rv] = reveals.start + self._reveal(legal[rv, reveals.start:reveals.stop], chart[rv], display[rv],
                                                    hand_size[rv], gem_deck[rv], on_row[rv], unseen[rv],
-                                                   unseen_pub[rv], mine[rv], pub[rv])
+                                                   unseen_pub[rv], mine[rv], pub[rv], self._params[mem[rv]])
         bd = np.flatnonzero(~revealing)
         if bd.size:
             limit = bids_r.stop - 1 - np.argmax(legal[bd, bids_r.stop - 1::-1], axis=1) - bids_r.start
             bid = self._bid(g[bd], limit, chart[bd], rnd[bd], card[bd], block("auction_deck_left")[bd], gem0[bd],
                             gem1[bd], nrow[bd], gem_deck[bd], display[bd], coins[bd], collection[bd],
                             col_total[bd], mission[bd], open_[bd], block("tie_rank")[bd],
-                            block("tie_random")[bd, 0] == 1, unseen_pub[bd], total_pub[bd], mine[bd], pub[bd])
+                            block("tie_random")[bd, 0] == 1, unseen_pub[bd], total_pub[bd], mine[bd], pub[bd], mem[bd])
             out[bd] = bids_r.start + np.clip(bid, 0, limit)
         return out
 
-    def _mission_gains(self, collection, gem0, gem1, ngems, mission, open_) -> tuple[np.ndarray, np.ndarray]:
+    def _mission_gains(self, collection, gem0, gem1, ngems, mission, open_, prog) -> tuple[np.ndarray, np.ndarray]:
         """:func:`mission_gain` of every seat's Collection (R, n, 5) plus the lot's first ``ngems`` gems:
-        with the credits (1, 0) for every seat (R, n), and with this bidder's ``progress`` for seat 0 (R,)."""
+        with the credits (1, 0) for every seat (R, n), and with each row's bidder ``progress`` (``prog``
+        (R, len)) for seat 0 (R,)."""
         colours = np.arange(NUM_COLOURS)
         lot = ((ngems >= 1)[:, None] & (gem0[:, None] == colours)).astype(np.int64) \
             + ((ngems >= 2)[:, None] & (gem1[:, None] == colours))  # (two gems may share a colour)
@@ -914,14 +965,18 @@ class BidderGames:
         counted = open_[:, None, :] & (d1 < d0)
         values = np.array(MISSION_VALUE)[mi]
         complete = _sequential_sum(np.where(counted, values * ((d1 == 0) * 1.0 - (d0 == 0) * 1.0), 0.0))
-        prog, top = np.array(self.progress, np.float64), len(self.progress) - 1
-        own = values[:, 0] * (prog[np.minimum(d1[:, 0], top)] - prog[np.minimum(d0[:, 0], top)])
+        top = prog.shape[1] - 1
+        own = values[:, 0] * (np.take_along_axis(prog, np.minimum(d1[:, 0], top), axis=1)
+                              - np.take_along_axis(prog, np.minimum(d0[:, 0], top), axis=1))
         return complete, _sequential_sum(np.where(counted[:, 0], own, 0.0))
 
     def _bid(self, g, limit, chart, rnd, card, deck_left, gem0, gem1, nrow, gem_deck, display, coins, collection,
-             col_total, mission, open_, tie_rank, tie_random, unseen_pub, total_pub, mine, pub) -> np.ndarray:
-        """choose_bid per row (after _learn): the bids, and each game's pending auction."""
-        agent, w, n = self.agent, self.w, self.n
+             col_total, mission, open_, tie_rank, tie_random, unseen_pub, total_pub, mine, pub, mem) -> np.ndarray:
+        """choose_bid per row (after _learn), each with its member's parameters (``mem``): the bids, and each
+        game's pending auction."""
+        n = self.n
+        prm = self._params[mem]
+        w = agent = SimpleNamespace(**{name: prm[:, j] for j, name in enumerate(_MEMBER_PARAMS)})  # (R,) each
         R = len(g)
         k = np.arange(R)
         kind, amount = _KIND[card], _AMOUNT[card]
@@ -950,15 +1005,14 @@ class BidderGames:
         sold = col_total.sum(axis=1)
         stage_total = sold + nrow + gem_deck
         stage = np.where(stage_total > 0, sold / np.maximum(stage_total, 1), 1.0)
-        if w.endgame_spend:
-            lam = 1.0 + (lam - 1.0) * np.maximum(0.0, 1.0 - w.endgame_spend * stage)
+        lam = np.where(w.endgame_spend != 0, 1.0 + (lam - 1.0) * np.maximum(0.0, 1.0 - w.endgame_spend * stage), lam)
 
         # the opponents' values (public information) and limits; the pending auction
         extra = np.where(loan, amount, 0)
         limits = coins + extra[:, None]
         limits[:, 0] = 0
         pub_lot = np.where(has0, pub[k, g0], 0.0) + np.where(has1, pub[k, g1], 0.0)
-        gain, own_gain = self._mission_gains(collection, gem0, gem1, ngems, mission, open_)
+        gain, own_gain = self._mission_gains(collection, gem0, gem1, ngems, mission, open_, self._progress[mem])
         opp_values = np.where(treasure[:, None], pub_lot[:, None] + gain, np.where(invest, amount, 0.0)[:, None])
         opp_values[:, 0] = 0.0
         self.pend_round[g] = rnd
@@ -971,13 +1025,12 @@ class BidderGames:
         # the lot's value to this seat and the cost of a coin bid
         top_row = len(CHARTS[0]) - 1
         chart_now = np.array(CHARTS)[chart[:, None], np.minimum(display, top_row)]
-        per_gem_value = w.gem_private * mine + w.gem_public * pub + w.gem_now * chart_now
+        per_gem_value = w.gem_private[:, None] * mine + w.gem_public[:, None] * pub + w.gem_now[:, None] * chart_now
         gems_value = np.where(has0, per_gem_value[k, g0], 0.0) + np.where(has1, per_gem_value[k, g1], 0.0)
-        value = np.where(treasure, self.chart_scale[chart] * gems_value + own_gain,
+        value = np.where(treasure, prm[k, np.array(_CHART_SCALE_COLS)[chart]] * gems_value + own_gain,
                          np.where(invest, amount.astype(np.float64), (lam - 1.0) * amount))
         cost = np.where(invest, w.invest_cost * (lam - 1.0), lam)
-        if agent.deny:
-            value = np.where(treasure, value + agent.deny * gain[:, 1:].max(axis=1), value)
+        value = np.where(treasure & (agent.deny != 0), value + agent.deny * gain[:, 1:].max(axis=1), value)
         value = np.where(treasure, value * np.where(amount == 1, w.shade_treasure1, w.shade_treasure2),
                          np.where(invest, value * w.shade_invest, w.shade_loan * value + w.loan_bonus * amount))
         value = value * np.maximum(0.0, 1.0 + w.shade_stage * (stage - 0.5))
@@ -1003,12 +1056,13 @@ class BidderGames:
                 < _cv_rows(self.hist[_RATIOS, gg, pp + 1], count[_RATIOS, rr, pp])
         which = np.where(is_loan, _LOAN_FRACS, np.where(by_limit, _FRACS, _RATIOS))
         ok = np.arange(H) < np.take_along_axis(count, which[None], 0)[0][..., None]
-        priors = np.where(is_loan[..., None], self.prior_fracs, self.prior_ratios)  # (R2, 1, 4)
+        priors = np.where(is_loan[..., None], self._prior_fracs[mem[b]][:, None, :],
+                          self._prior_ratios[mem[b]][:, None, :])  # (R2, 1, 4)
         s = np.concatenate([self.hist[which, gb, opp], np.broadcast_to(priors, (R2, n1, priors.shape[-1]))], axis=2)
         ok = np.concatenate([ok, np.broadcast_to(~by_limit[..., None], s.shape[:2] + (priors.shape[-1],))], axis=2)
         lim = limits[b, 1:]
         scale = np.where(is_loan | by_limit, lim, opp_values[b, 1:])
-        samples = np.minimum(np.rint(s * scale[..., None] * w.opp_bid_scale), lim[..., None])
+        samples = np.minimum(np.rint(s * scale[..., None] * w.opp_bid_scale[b, None, None]), lim[..., None])
         # how many samples lie below, and at or below, each bid: a histogram of the (integer) samples
         bucket = np.where(ok, np.clip(samples, -1, T + 1).astype(np.int64) + 1, T + 3)
         bucket += np.arange(R2 * n1).reshape(R2, n1, 1) * (T + 4)
@@ -1024,9 +1078,12 @@ class BidderGames:
         out[b] = np.argmax(eu, axis=1)
         return out
 
-    def _reveal(self, held, chart, display, hand_size, gem_deck, on_row, unseen, unseen_pub, mine, pub) -> np.ndarray:
-        """choose_reveal per row: the legal colour (``held`` (R, 5)) with the least key."""
-        w = self.w
+    def _reveal(self, held, chart, display, hand_size, gem_deck, on_row, unseen, unseen_pub, mine, pub,
+                prm) -> np.ndarray:
+        """choose_reveal per row: the legal colour (``held`` (R, 5)) with the least key (``prm``: each row's
+        member parameters)."""
+        w = SimpleNamespace(**{name: prm[:, _COL[name], None] for name in ("reveal_info", "reveal_value",
+                                                                            "reveal_supply")})  # (R, 1) each
         R = len(held)
         total = unseen.sum(axis=1)
         deck_frac = np.where(total > 0, gem_deck / np.maximum(total, 1), 0.0)
