@@ -194,6 +194,39 @@ def test_rollouts_play_legal_decisions_and_gae_follows_each_game(rollout):
     env.close()
 
 
+def test_one_bidder_table_plays_every_member_as_its_own_table_would():
+    """RoundSelfPlay plays the pool's bidders (heuristic, tuned, family members) through one BidderGames table
+    with a member index per row: the same games, decision for decision, as each member's own table
+    (BatchedSelfPlay's path, itself tested against the scalar ``act`` in tests/test_act_batch.py)."""
+    from gemenvs.agents.megagem import BidderGames
+    from gemenvs.training.batched_env import BatchedSelfPlay
+    from gemenvs.training.lean_ppo import RoundSelfPlay
+
+    class OwnTables(RoundSelfPlay):
+        _table = BatchedSelfPlay._table
+        _opponent_actions = BatchedSelfPlay._opponent_actions
+
+    members = [(m, m) for m in ("heuristic", "tuned", "tuned_family:0", "tuned_family:1:2.5", "random")]
+    envs = [cls(24, None, seed=3, num_players=4, value_chart="random", batch_memory=True)
+            for cls in (RoundSelfPlay, OwnTables)]
+    for e in envs:
+        e.update_opponents(members)
+        e.reset(5)
+    rng = np.random.default_rng(0)
+    for t in range(150):
+        masks = envs[0].action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        out = [e.step_round(actions) if t % 9 else e.settle() for e in envs]
+        for a, b in zip(out[0][:3], out[1][:3]):
+            assert np.array_equal(a, b), t
+        assert np.array_equal(envs[0].games.observations(), envs[1].games.observations()), t
+    assert envs[0].episodes.sum() > 24
+    shared = envs[0]._bidders
+    assert isinstance(shared, BidderGames) and len(shared.members) == 4  # (random plays without a table)
+    with pytest.raises(ValueError, match="members must be 1 member indices in 0..3"):
+        shared.act(envs[0].games.observations()[:1, 1], envs[0].games.action_masks()[:1, 1], [0], [4])
+
+
 def test_tiny_run_writes_checkpoints_that_play(tmp_path):
     overrides = [f"run_root={tmp_path}", "name=tiny", "seed=1", "total_timesteps=2048", "checkpoint_every=1024",
                  "pool.snapshot_every=512", "pool.baselines=[random, heuristic]", "eval.every=1024", "eval.games=8",
