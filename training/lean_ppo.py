@@ -188,7 +188,10 @@ def log_probs_and_entropy(logits: torch.Tensor, masks: torch.Tensor,
     """log pi(action) per row and the entropy of the masked distribution (illegal actions add nothing)."""
     logp_all = torch.log_softmax(logits, dim=1)
     logp = logp_all.gather(1, actions[:, None]).squeeze(1)
-    entropy = -(logp_all.exp() * logp_all).masked_fill(~masks, 0.0).sum(dim=1)
+    # illegal entries set to 0 before exp (exp(0) * 0 = 0): the same entropy, and no exp of the -1e8 logits,
+    # whose underflow costs about 70 times a normal exp on this CPU (a quarter of a minibatch step)
+    legal = logp_all.masked_fill(~masks, 0.0)
+    entropy = -(legal.exp() * legal).sum(dim=1)
     return logp, entropy
 
 
