@@ -34,7 +34,8 @@ learner decisions collected and trained on (SB3's ``time/fps``).
 
     python benchmarks/training_throughput.py                 # 20k steps per setup (60k for the lean rows)
     python benchmarks/training_throughput.py --steps 50000 --config configs/megagem/selfplay.yaml --wide 64
-    python benchmarks/training_throughput.py --only lean      # the lean rows beside the default config's
+    python benchmarks/training_throughput.py --only lean      # the lean rows beside the default config's and
+                                                              # the connect_four tutorial setup's (both ratios)
 """
 from __future__ import annotations
 
@@ -188,7 +189,8 @@ def main() -> None:
     parser.add_argument("--wide", type=int, default=0, metavar="N",
                         help="also the batched path with N games (n_steps scaled to keep the rollout size)")
     parser.add_argument("--only", choices=["tutorials", "config", "lean"],
-                        help="run only these rows (for quick checks; lean: the default config's batched row and the lean rows)")
+                        help="run only these rows (for quick checks; lean: the connect_four tutorial row, the default "
+                             "config's batched row and the lean rows, with the lean config's ratios to both)")
     parser.add_argument("--lean-config", default="configs/megagem/selfplay_lean.yaml")
     parser.add_argument("--lean-steps", type=int, default=60_000, help="measured learner steps per lean row")
     args = parser.parse_args()
@@ -221,6 +223,8 @@ def main() -> None:
             rows.append((f"MegaGem 4p, {args.config}, vec_env=batched, n_envs={cfg.n_envs} ppo.n_steps="
                          f"{cfg.ppo.n_steps} (same rollout; not the shipped config)", m))
     if args.only == "lean":
+        rows.append(("connect_four_v3, PettingZoo SB3 tutorial setup (1 env, MaskablePPO defaults)",
+                     connect_four_tutorial(args.steps, args.warmup)))
         m, cfg = megagem_config(args.config, args.steps, args.warmup, ["vec_env=batched"])
         rows.append((f"MegaGem 4p, {args.config}, vec_env=batched ({cfg.n_envs} batched games in one process, "
                      f"baseline pool)", m))
@@ -235,15 +239,18 @@ def main() -> None:
     print(f"\nTraining throughput, learner steps/s (as SB3 counts them); {args.steps} steps per SB3 row, "
           f"{args.lean_steps} per lean row; {os.cpu_count()} CPUs, torch {torch.__version__}, "
           f"{platform.python_version()}\n")
-    first = rows[0][1].fps
+    first = rows[1][1].fps if args.only == "lean" else rows[0][1].fps
     label = {None: "vs connect_four tutorial", "tutorials": "vs connect_four tutorial", "config": "vs vec_env=subproc",
              "lean": "vs the default config (SB3, batched)"}[args.only]
     print(f"| setup | steps/s | {label} | time: env / rest of rollout / PPO update |\n|---|---|---|---|")
     for name, m in rows:
         print(f"| {name} | {m.fps:,.0f} | {m.fps / first:.2f}x | {m.shares()} |")
-    if args.only is None:
-        tutorial, subproc, batched, lean = rows[0][1].fps, rows[2][1].fps, rows[3][1].fps, rows[-1][1].fps
-        print(f"\nbatched vs subproc on the same config: {batched / subproc:.2f}x")
+    if args.only in (None, "lean"):
+        if args.only is None:
+            tutorial, subproc, batched, lean = rows[0][1].fps, rows[2][1].fps, rows[3][1].fps, rows[-1][1].fps
+            print(f"\nbatched vs subproc on the same config: {batched / subproc:.2f}x")
+        else:
+            tutorial, batched, lean = rows[0][1].fps, rows[1][1].fps, rows[-1][1].fps
         print(f"lean ({args.lean_config}) vs the connect_four tutorial setup: {lean / tutorial:.2f}x "
               f"(target 10x); vs the default config (SB3, batched): {lean / batched:.2f}x (target 10x)")
 
