@@ -1070,8 +1070,13 @@ class BidderGames:
         lt, le = cum[..., :T + 1], cum[..., 1:T + 2]
         size = ok.sum(axis=2)[..., None]
         ahead = (tie_rank[b, :1] < tie_rank[b, 1:])[..., None]
-        q = np.where(tie_random[b][:, None, None], (lt + 0.5 * (le - lt)) / size, np.where(ahead, le, lt) / size)
-        win = np.cumprod(q, axis=1)[:, -1]  # the opponents' chances multiplied in seat order
+        q = np.where(ahead, le, lt) / size
+        rand = np.flatnonzero(tie_random[b])  # (random tie-breaks: half the ties; only those rows computed so)
+        if rand.size:
+            q[rand] = (lt[rand] + 0.5 * (le[rand] - lt[rand])) / size[rand]
+        win = q[:, 0]
+        for j in range(1, n1):  # the opponents' chances multiplied in seat order
+            win = win * q[:, j]
         bidsf = np.arange(T + 1, dtype=np.float64)
         eu = win * (value[b, None] - cost[b, None] * bidsf)
         eu[bidsf[None, :] > top[b, None]] = -np.inf
