@@ -338,9 +338,10 @@ class LeanPPO:
             order = rows[torch.randperm(len(rows), generator=self.generator)]
             for first in range(0, len(rows), p.batch_size):
                 idx = order[first:first + p.batch_size]
-                logits = self.model.masked_logits(obs[idx], masks[idx])
-                logp, entropy = log_probs_and_entropy(logits, masks[idx], actions[idx])
-                value = self.model.value(obs[idx])
+                o, m = obs[idx], masks[idx]  # (gathered once for the actor and the critic)
+                logits = self.model.masked_logits(o, m)
+                logp, entropy = log_probs_and_entropy(logits, m, actions[idx])
+                value = self.model.value(o)
                 adv = advantages[idx]
                 if len(idx) > 1:
                     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
