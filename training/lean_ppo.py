@@ -8,14 +8,16 @@ style of CleanRL's ``ppo.py`` so that nothing stands between the batched engine 
    opponents drawn from the pool and acting in batch) are stepped ``ppo.n_steps`` times in lockstep.
    Each step is one forward pass of the actor and the critic over all games, straight from the
    engine's numpy arrays into preallocated torch buffers ``(n_steps, n_envs, ...)``; no SB3 VecEnv,
-   no per-game Python. ``lean.rollout`` says what a step is:
+   no per-game Python. The pool's bidders (HeuristicBidder, the tuned bidder and its family members)
+   play through one shared :class:`~gemenvs.agents.megagem.BidderGames` table, each row with its
+   member's parameters: one call per engine round for all of them (:class:`RoundSelfPlay`).
+   ``lean.rollout`` says what a step is:
 
    * ``lockstep``: one learner decision in every game, as on the SB3 path
      (``BatchedSelfPlay.step``: the games where the learner has no decision, an opponent revealing
      or the learner's bid forced, are played on while the others wait). With many games some
      learner is always broke or waiting, so a step takes 15-20 engine rounds, most over a handful
-     of games, each paying every pool member's fixed cost per call: at 2048 games about 60% of
-     the opponents' time.
+     of games, each paying the opponents' fixed costs per call.
    * ``rounds``: one engine round of every game (:class:`RoundSelfPlay`): the learner decides in
      the games that wait on it (about 60%), the opponents everywhere else, and no game waits. The
      buffers keep which games the learner acted in (``acted``); only those rows are trained on,
