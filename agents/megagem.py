@@ -796,7 +796,7 @@ class BidderGames:
         ``members``. It must be a bidder this table plays (``batch_games`` is HeuristicBidder's) for the
         same observations and actions, with the same history length and parameter shapes."""
         first = self.agent
-        if type(agent).batch_games is not HeuristicBidder.batch_games:
+        if getattr(type(agent), "batch_games", None) is not HeuristicBidder.batch_games:
             raise ValueError(f"{type(agent).__name__} plays through its own batch_games table, not BidderGames")
         if (agent.decode.size, agent.decode.n, agent.bids, agent.reveals, int(agent.history_len)) != \
                 (first.decode.size, self.n, first.bids, first.reveals, self.H):

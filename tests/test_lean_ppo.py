@@ -225,6 +225,14 @@ def test_one_bidder_table_plays_every_member_as_its_own_table_would():
     assert isinstance(shared, BidderGames) and len(shared.members) == 4  # (random plays without a table)
     with pytest.raises(ValueError, match="members must be 1 member indices in 0..3"):
         shared.act(envs[0].games.observations()[:1, 1], envs[0].games.action_masks()[:1, 1], [0], [4])
+    from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent
+    from gemenvs.megagem.game import MegaGem
+
+    game = MegaGem(num_players=3)
+    with pytest.raises(ValueError, match="TruthfulAgent plays through its own batch_games table"):
+        shared.add_member(TruthfulAgent(spec=game.spec, action_spec=game.action_spec))
+    with pytest.raises(ValueError, match="sees other observations or actions"):
+        shared.add_member(HeuristicBidder(spec=game.spec, action_spec=game.action_spec))  # 3 seats, not 4
 
 
 def test_tiny_run_writes_checkpoints_that_play(tmp_path):
