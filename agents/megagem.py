@@ -1063,25 +1063,43 @@ class BidderGames:
         lim = limits[b, 1:]
         scale = np.where(is_loan | by_limit, lim, opp_values[b, 1:])
         samples = np.minimum(np.rint(s * scale[..., None] * w.opp_bid_scale[b, None, None]), lim[..., None])
-        # how many samples lie below, and at or below, each bid: a histogram of the (integer) samples
-        bucket = np.where(ok, np.clip(samples, -1, T + 1).astype(np.int64) + 1, T + 3)
-        bucket += np.arange(R2 * n1).reshape(R2, n1, 1) * (T + 4)
-        cum = np.bincount(bucket.ravel(), minlength=R2 * n1 * (T + 4)).reshape(R2, n1, T + 4).cumsum(axis=2)
-        lt, le = cum[..., :T + 1], cum[..., 1:T + 2]
         size = ok.sum(axis=2)[..., None]
         ahead = (tie_rank[b, :1] < tie_rank[b, 1:])[..., None]
+        # the arrays below are as wide as the largest top bid among their rows, and a row's chances at the
+        # bids up to its own top do not depend on that width: rows with small tops go apart from the rest
+        tops = top[b]
+        cut = T
+        if R2 >= 256:  # (for fewer rows the split saves less than it costs)
+            small, often = np.unique(tops, return_counts=True)
+            below = np.cumsum(often)
+            cut = small[np.argmin(below * (small + 4) + (R2 - below) * (T + 4))]
+        for rows in ((np.flatnonzero(tops <= cut), np.flatnonzero(tops > cut)) if cut < T else (np.arange(R2),)):
+            out[b[rows]] = self._best_bids(samples[rows], ok[rows], size[rows], ahead[rows], tie_random[b[rows]],
+                                           value[b[rows]], cost[b[rows]], tops[rows])
+        return out
+
+    @staticmethod
+    def _best_bids(samples, ok, size, ahead, tie_random, value, cost, top) -> np.ndarray:
+        """The bid in 0..top (per row) maximising P(win | bid) x (value - cost x bid), P(win) from the opponents'
+        predicted bids ``samples`` (R, n - 1, S; ``ok`` those that count, ``size`` how many), ties per
+        ``ahead`` (this seat first in the tie order) or ``tie_random``."""
+        R, n1, T = len(top), samples.shape[1], int(top.max())
+        # how many samples lie below, and at or below, each bid: a histogram of the (integer) samples
+        bucket = np.where(ok, np.clip(samples, -1, T + 1).astype(np.int64) + 1, T + 3)
+        bucket += np.arange(R * n1).reshape(R, n1, 1) * (T + 4)
+        cum = np.bincount(bucket.ravel(), minlength=R * n1 * (T + 4)).reshape(R, n1, T + 4).cumsum(axis=2)
+        lt, le = cum[..., :T + 1], cum[..., 1:T + 2]
         q = np.where(ahead, le, lt) / size
-        rand = np.flatnonzero(tie_random[b])  # (random tie-breaks: half the ties; only those rows computed so)
+        rand = np.flatnonzero(tie_random)  # (random tie-breaks: half the ties; only those rows computed so)
         if rand.size:
             q[rand] = (lt[rand] + 0.5 * (le[rand] - lt[rand])) / size[rand]
         win = q[:, 0]
         for j in range(1, n1):  # the opponents' chances multiplied in seat order
             win = win * q[:, j]
         bidsf = np.arange(T + 1, dtype=np.float64)
-        eu = win * (value[b, None] - cost[b, None] * bidsf)
-        eu[bidsf[None, :] > top[b, None]] = -np.inf
-        out[b] = np.argmax(eu, axis=1)
-        return out
+        eu = win * (value[:, None] - cost[:, None] * bidsf)
+        eu[bidsf[None, :] > top[:, None]] = -np.inf
+        return np.argmax(eu, axis=1)
 
     def _reveal(self, held, chart, display, hand_size, gem_deck, on_row, unseen, unseen_pub, mine, pub,
                 prm) -> np.ndarray:
