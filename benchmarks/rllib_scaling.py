@@ -1,7 +1,7 @@
 """Learner steps per second: the RLlib backend at 1, 2 and 4 env runners beside the SB3 path, same config.
 
-Every point is one ``gemenvs-train`` run of the same YAML config (default: the MegaGem config of
-``make train``) for ``--seconds`` of training, periodic evaluation and checkpoints off, in its own
+Every point is one ``gemenvs-train`` run of the same YAML config (default: the MegaGem SB3
+config ``configs/megagem/selfplay_sb3.yaml``, what ``make train`` ran before backend lean) for ``--seconds`` of training, periodic evaluation and checkpoints off, in its own
 process, one after the other:
 
 * ``sb3``: the config as it is (MaskablePPO; for MegaGem its ``n_envs`` games on the batched engine);
@@ -86,7 +86,7 @@ def plot(points: list[dict], path: Path, title: str) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Run the points, print the table, draw the figure."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--config", default="configs/megagem/selfplay.yaml")
+    parser.add_argument("--config", default="configs/megagem/selfplay_sb3.yaml")
     parser.add_argument("--seconds", type=float, default=60.0, help="training seconds per point")
     parser.add_argument("--runners", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--out", default=str(ROOT / "docs" / "img" / "rllib_scaling.png"))

@@ -11,12 +11,13 @@ short warm-up:
   with the same step semantics is used here.
 * ``MegaGem, tutorial setup``: the same defaults and one in-process environment, on the
   gemenvs single-learner wrapper against three RandomAgents.
-* ``MegaGem, default config``: ``configs/megagem/selfplay.yaml`` (its PPO settings, ``n_envs``,
+* ``MegaGem, SB3 config``: ``configs/megagem/selfplay_sb3.yaml`` (the default config before backend
+  lean and the tuned-bidder warm start; its PPO settings, ``n_envs``,
   the baseline opponents of its pool, sampled uniformly), without the periodic evaluations, on
   both environment paths: ``vec_env=subproc`` (``n_envs`` SubprocVecEnv workers of
   ``SingleAgentEnv``, the path before the batched engine) and ``vec_env=batched`` (``n_envs``
   games of the batched engine in the training process: ``gemenvs.training.batched_env``, what
-  ``make train`` runs now).
+  ``make train`` ran before backend lean).
 * ``--wide N`` adds the batched path with N games and ``ppo.n_steps`` scaled to keep the same
   rollout (``n_steps * n_envs``) and minibatches: not the shipped config, a measure of what
   more games in lockstep buy.
@@ -33,7 +34,7 @@ sampling, buffers) and the PPO update, as shares of the measured wall time. Lear
 learner decisions collected and trained on (SB3's ``time/fps``).
 
     python benchmarks/training_throughput.py                 # 20k steps per setup (60k for the lean rows)
-    python benchmarks/training_throughput.py --steps 50000 --config configs/megagem/selfplay.yaml --wide 64
+    python benchmarks/training_throughput.py --steps 50000 --config configs/megagem/selfplay_sb3.yaml --wide 64
     python benchmarks/training_throughput.py --only lean      # the lean rows beside the default config's and
                                                               # the connect_four tutorial setup's (both ratios)
 """
@@ -185,7 +186,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20_000, help="measured steps per setup")
     parser.add_argument("--warmup", type=int, default=2_048, help="unmeasured steps first (one rollout of the defaults)")
-    parser.add_argument("--config", default="configs/megagem/selfplay.yaml")
+    parser.add_argument("--config", default="configs/megagem/selfplay_sb3.yaml")
     parser.add_argument("--wide", type=int, default=0, metavar="N",
                         help="also the batched path with N games (n_steps scaled to keep the rollout size)")
     parser.add_argument("--only", choices=["tutorials", "config", "lean"],

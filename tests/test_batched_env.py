@@ -274,12 +274,12 @@ def test_config_switch_picks_the_path():
 
     configs = Path(__file__).resolve().parent.parent / "configs"
     tiny = ["n_envs=2", "ppo.n_steps=32", "ppo.batch_size=32"]
-    cfg = load_config(configs / "megagem" / "selfplay.yaml", tiny)
+    cfg = load_config(configs / "megagem" / "selfplay_sb3.yaml", tiny)
     assert cfg.vec_env == "auto" and uses_batched_env(cfg)
     env = make_vec_env(cfg)
     assert isinstance(env, BatchedVecEnv) and env.num_envs == 2 and env.core.seat_mix == cfg.pool.seat_mix
     env.close()
-    assert not uses_batched_env(load_config(configs / "megagem" / "selfplay.yaml", tiny + ["vec_env=subproc"]))
+    assert not uses_batched_env(load_config(configs / "megagem" / "selfplay_sb3.yaml", tiny + ["vec_env=subproc"]))
     gemjam = load_config(configs / "gemjam" / "selfplay.yaml", ["n_envs=1"])
     assert not uses_batched_env(gemjam)
     env = make_vec_env(gemjam)
@@ -288,7 +288,7 @@ def test_config_switch_picks_the_path():
     with pytest.raises(ConfigError, match="vec_env: 'batched' plays MegaGem only, not gemjam"):
         load_config(configs / "gemjam" / "selfplay.yaml", ["vec_env=batched"])
     with pytest.raises(ConfigError, match="vec_env must be one of 'auto', 'batched', 'subproc'"):
-        load_config(configs / "megagem" / "selfplay.yaml", ["vec_env=threads"])
+        load_config(configs / "megagem" / "selfplay_sb3.yaml", ["vec_env=threads"])
 
 
 def test_numpy_blas_threads_can_be_limited():

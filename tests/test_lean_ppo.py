@@ -28,7 +28,8 @@ from gemenvs.training.lean_ppo import (  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "megagem"
 LEAN_CONFIG = CONFIGS / "selfplay_lean.yaml"
-DEFAULT_CONFIG = CONFIGS / "selfplay.yaml"
+DEFAULT_CONFIG = CONFIGS / "selfplay_sb3.yaml"  # the SB3 config (64 games x 32 steps)
+MAKE_TRAIN_CONFIG = CONFIGS / "selfplay.yaml"
 
 #: a small run against three RandomAgents on chart A, for both backends
 SMALL = ["n_envs=64", "ppo.n_steps=16", "ppo.batch_size=256", "ppo.n_epochs=4", "ppo.learning_rate=0.001",
@@ -39,13 +40,17 @@ SMALL = ["n_envs=64", "ppo.n_steps=16", "ppo.batch_size=256", "ppo.n_epochs=4", 
 
 # ----------------------------------------------------------------------------- config
 
-def test_the_lean_config_loads_and_the_default_stays_sb3():
+def test_the_lean_configs_load_beside_the_sb3_one():
     cfg = load_config(LEAN_CONFIG)
     assert (cfg.backend, cfg.n_envs, cfg.ppo.n_steps * cfg.n_envs % cfg.ppo.batch_size) == ("lean", 2048, 0)
-    default = load_config(DEFAULT_CONFIG)
-    assert default.backend == "sb3"
+    sb3 = load_config(DEFAULT_CONFIG)
+    assert sb3.backend == "sb3"
     assert (cfg.env, cfg.pool.baselines, cfg.pool.family, cfg.eval.opponents, cfg.eval.charts) == \
-        (default.env, default.pool.baselines, default.pool.family, default.eval.opponents, default.eval.charts)
+        (sb3.env, sb3.pool.baselines, sb3.pool.family, sb3.eval.opponents, sb3.eval.charts)
+    make_train = load_config(MAKE_TRAIN_CONFIG)  # make train: backend lean with the tuned bidder's warm start
+    assert (make_train.backend, make_train.pretrain.teacher, make_train.max_train_minutes) == ("lean", "tuned", 10)
+    assert (make_train.env, make_train.pool.baselines, make_train.pool.family, make_train.eval.opponents) == \
+        (sb3.env, sb3.pool.baselines, sb3.pool.family, sb3.eval.opponents)
 
 
 @pytest.mark.parametrize("overrides, message", [

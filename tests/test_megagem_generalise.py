@@ -144,7 +144,7 @@ def test_shipped_megagem_configs_train_on_every_chart_against_the_family():
     from gemenvs.training.config import load_config
     from gemenvs.training.pool import pool_baselines
 
-    for name, players, members in (("selfplay", 4, 6), ("selfplay_long", 4, 8), ("selfplay_3p", 3, 6),
+    for name, players, members in (("selfplay", 4, 6), ("selfplay_sb3", 4, 6), ("selfplay_long", 4, 8), ("selfplay_3p", 3, 6),
                                    ("selfplay_5p", 5, 6)):
         cfg = load_config(CONFIGS / f"{name}.yaml")
         assert cfg.env.options == {"num_players": players, "value_chart": "random"}, name
@@ -173,7 +173,7 @@ def test_config_errors_name_the_key(override, message):
     from gemenvs.training.config import ConfigError, load_config
 
     with pytest.raises(ConfigError, match=message):
-        load_config(CONFIGS / "selfplay.yaml", [override])
+        load_config(CONFIGS / "selfplay_sb3.yaml", [override])
 
 
 def test_family_and_charts_are_megagem_only():
@@ -184,7 +184,7 @@ def test_family_and_charts_are_megagem_only():
         load_config(gemjam, ["pool.family.members=2"])
     with pytest.raises(ConfigError, match="eval.charts: gemjam has no value_chart option"):
         load_config(gemjam, ["eval.charts=[A]"])
-    cfg = load_config(CONFIGS / "selfplay.yaml", ["eval.opponents=[tuned_family:100]", "pool.family.members=0",
+    cfg = load_config(CONFIGS / "selfplay_sb3.yaml", ["eval.opponents=[tuned_family:100]", "pool.family.members=0",
                                                    "eval.best_by=mean"])
     assert cfg.eval.opponents == ["tuned_family:100"]  # a held-out member as an evaluation opponent
 
@@ -201,7 +201,7 @@ def test_tiny_run_with_the_family_and_per_chart_tables(tmp_path):
         "eval.games=2", "eval.opponents=[random, tuned_family:9]", "eval.charts=[B, D]", "eval.final_games=4",
         "eval.workers=1",
     ]
-    run = train(load_config(CONFIGS / "selfplay.yaml", overrides))
+    run = train(load_config(CONFIGS / "selfplay_sb3.yaml", overrides))
     pool = json.loads((find_checkpoint(run) / "pool.json").read_text())
     assert [m["name"] for m in pool["members"]] == ["heuristic", "tuned_family:0", "tuned_family:1"]
     assert sum(len(v) for v in pool["results"].values()) > 0, "the learner met the pool"

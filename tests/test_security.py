@@ -30,7 +30,7 @@ from gemenvs.training.checkpoint import RUN_MARKER, CheckpointError, prepare_run
 from gemenvs.training.cli import main  # noqa: E402
 from gemenvs.training.config import ConfigError, load_config, save_config  # noqa: E402
 
-CONFIG = Path(__file__).resolve().parents[1] / "configs" / "megagem" / "selfplay.yaml"
+CONFIG = Path(__file__).resolve().parents[1] / "configs" / "megagem" / "selfplay_sb3.yaml"
 #: a run small enough to train and evaluate in a few seconds, in-process
 TINY = ["seed=1", "total_timesteps=64", "n_envs=1", "progress_bar=false", "ppo.n_steps=32", "ppo.batch_size=32", "ppo.n_epochs=1",
         "ppo.net_arch=[16]", "pool.baselines=[random]", "pool.snapshot_every=0", "eval.every=0",

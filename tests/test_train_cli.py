@@ -15,7 +15,7 @@ from gemenvs.training.cli import main  # noqa: E402
 from gemenvs.training.config import TrainConfig, load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIG = ROOT / "configs" / "megagem" / "selfplay.yaml"
+CONFIG = ROOT / "configs" / "megagem" / "selfplay_sb3.yaml"  # the SB3 path's config
 
 
 def run_cli(capsys, *args: str) -> tuple[int, str]:
@@ -155,6 +155,10 @@ def test_defaults_follow_the_game():
     ("configs/megagem/selfplay.yaml", {"name": "megagem_selfplay", "options": {"num_players": 4, "value_chart": "random"},
                                        "baselines": ["heuristic", "tuned"],
                                        "opponents": ["random", "truthful", "heuristic", "tuned"]}),
+    ("configs/megagem/selfplay_sb3.yaml", {"name": "megagem_selfplay_sb3",
+                                           "options": {"num_players": 4, "value_chart": "random"},
+                                           "baselines": ["heuristic", "tuned"],
+                                           "opponents": ["random", "truthful", "heuristic", "tuned"]}),
     ("configs/megagem/selfplay_long.yaml", {"name": "megagem_selfplay_long",
                                             "options": {"num_players": 4, "value_chart": "random"},
                                             "baselines": ["heuristic", "tuned"],

@@ -26,7 +26,8 @@ from gemenvs.wrappers.registration import register_gymnasium  # noqa: E402
 from gemenvs.wrappers.single_agent import SingleAgentEnv  # noqa: E402
 
 ENV_ID = "gemenvs/MegaGem-v0"
-DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "megagem" / "selfplay.yaml"
+#: the SB3 path's MegaGem config (make train's default, configs/megagem/selfplay.yaml, runs backend lean)
+DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "megagem" / "selfplay_sb3.yaml"
 
 
 class ZeroBidder(BaseAgent):

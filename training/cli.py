@@ -15,11 +15,11 @@ from gemenvs.training.config import ConfigError, apply_overrides, load_config
 
 USAGE_EXAMPLES = """examples:
   gemenvs-train configs/megagem/selfplay.yaml
-  gemenvs-train configs/megagem/selfplay.yaml total_timesteps=200000 n_envs=2 ppo.learning_rate=1e-4
-  gemenvs-train configs/megagem/selfplay.yaml env.options.num_players=3 name=megagem_3p
-  gemenvs-train configs/megagem/selfplay.yaml backend=rllib rllib.num_env_runners=2
+  gemenvs-train configs/megagem/selfplay_sb3.yaml total_timesteps=200000 n_envs=2 ppo.learning_rate=1e-4
+  gemenvs-train configs/megagem/selfplay_3p.yaml name=megagem_3p
+  gemenvs-train configs/megagem/selfplay_sb3.yaml backend=rllib rllib.num_env_runners=2
   gemenvs-train configs/megagem/selfplay_lean.yaml
-  gemenvs-train --resume runs/megagem_selfplay total_timesteps=2000000
+  gemenvs-train --resume runs/megagem_selfplay_sb3 total_timesteps=2000000
 """
 
 #: what a user can cause and is told about in one line (exit status 2)
