@@ -381,3 +381,12 @@ def test_max_train_minutes_stops_a_run_early(tmp_path):
     steps = int(find_checkpoint(run).name.removeprefix("step_"))
     assert 1 <= steps < 64, "stopped within the first rollout"
     assert (run / "results.json").exists() and (run / "final_model.zip").exists()
+
+
+def test_periodic_tasks_fall_due_once_and_move_past_the_step():
+    from gemenvs.training.checkpoint import due
+
+    assert due(None, 10**6, 5) == (False, None)          # never scheduled
+    assert due(100, 99, 50) == (False, 100)              # not yet
+    assert due(100, 100, 50) == (True, 150)              # on the step
+    assert due(100, 260, 50) == (True, 300)              # a long rollout skipped two: due once, next past it

@@ -66,6 +66,16 @@ def is_run_dir(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink() and (path / RUN_MARKER).is_file()
 
 
+def due(next_at: int | None, step: int, every: int) -> tuple[bool, int | None]:
+    """Whether a periodic task (snapshot, evaluation, checkpoint) scheduled at step ``next_at`` (None:
+    never) is due at ``step``, and the step it is due next (``next_at`` moved past ``step`` by ``every``)."""
+    if next_at is None or step < next_at:
+        return False, next_at
+    while next_at <= step:
+        next_at += every
+    return True, next_at
+
+
 def prepare_run_dir(cfg: TrainConfig) -> Path:
     """The run folder ``run_root/name``, made and marked; an earlier run there is replaced only when
     ``cfg.overwrite`` allows it and the folder holds :data:`RUN_MARKER` (raises ``FileExistsError``)."""

@@ -83,7 +83,7 @@ from gemenvs.agents.base import act_batch
 from gemenvs.agents.megagem import BidderGames
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.training.batched_env import BatchedSelfPlay, Finished, limit_numpy_blas_threads
-from gemenvs.training.checkpoint import prepare_run_dir
+from gemenvs.training.checkpoint import due, prepare_run_dir
 from gemenvs.training.config import ConfigError, TrainConfig, save_config
 from gemenvs.training.evaluate import append_eval_rows, evaluate, results_dict, results_table
 from gemenvs.training.plotting import plot_learning_curve
@@ -612,18 +612,15 @@ class LeanRun:
     def after_rollout(self, step: int) -> dict[str, float] | None:
         """Snapshot, pool push, evaluation and checkpoint that are due at ``step``; the win rates if evaluated."""
         rates = None
-        if self.next_snapshot is not None and step >= self.next_snapshot:
+        snapshot_due, self.next_snapshot = due(self.next_snapshot, step, self.cfg.pool.snapshot_every)
+        if snapshot_due:
             self.snapshot(step)
-            while self.next_snapshot <= step:
-                self.next_snapshot += self.cfg.pool.snapshot_every
         self.push_pool()
-        if self.next_eval is not None and step >= self.next_eval:
+        eval_due, self.next_eval = due(self.next_eval, step, self.cfg.eval.every)
+        if eval_due:
             rates = self.evaluate(step)
-            while self.next_eval <= step:
-                self.next_eval += self.cfg.eval.every
-        if self.next_checkpoint is not None and step >= self.next_checkpoint:
-            while self.next_checkpoint <= step:
-                self.next_checkpoint += self.cfg.checkpoint_every
+        checkpoint_due, self.next_checkpoint = due(self.next_checkpoint, step, self.cfg.checkpoint_every)
+        if checkpoint_due:
             self.checkpoint(step)
         return rates
 

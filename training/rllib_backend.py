@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from gemenvs.agents.policy import PolicyAgent
-from gemenvs.training.checkpoint import prepare_run_dir
+from gemenvs.training.checkpoint import due, prepare_run_dir
 from gemenvs.training.config import ConfigError, TrainConfig, save_config
 from gemenvs.training.pool import pool_baselines
 
@@ -319,17 +319,14 @@ class League:
     def after_iteration(self, step: int) -> dict[str, float] | None:
         """Snapshots, evaluation and checkpoints that are due at ``step``; the evaluation's win rates if one ran."""
         rates = None
-        if self.next_snapshot is not None and step >= self.next_snapshot:
+        snapshot_due, self.next_snapshot = due(self.next_snapshot, step, self.cfg.pool.snapshot_every)
+        if snapshot_due:
             self.snapshot(step)
-            while self.next_snapshot <= step:
-                self.next_snapshot += self.cfg.pool.snapshot_every
-        if self.next_eval is not None and step >= self.next_eval:
+        eval_due, self.next_eval = due(self.next_eval, step, self.cfg.eval.every)
+        if eval_due:
             rates = self.evaluate(step)
-            while self.next_eval <= step:
-                self.next_eval += self.cfg.eval.every
-        if self.next_checkpoint is not None and step >= self.next_checkpoint:
-            while self.next_checkpoint <= step:
-                self.next_checkpoint += self.cfg.checkpoint_every
+        checkpoint_due, self.next_checkpoint = due(self.next_checkpoint, step, self.cfg.checkpoint_every)
+        if checkpoint_due:
             self.checkpoint(step)
         return rates
 

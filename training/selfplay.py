@@ -41,6 +41,7 @@ from tqdm.auto import tqdm
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.training.checkpoint import (
     Checkpoint,
+    due,
     find_checkpoint,
     load_checkpoint_config,
     prepare_run_dir,
@@ -250,10 +251,9 @@ class SelfPlayCallback(BaseCallback):
 
     def _on_rollout_end(self) -> None:
         t, step = self.trainer, self.num_timesteps
-        if t.next_snapshot is not None and step >= t.next_snapshot:
+        snapshot_due, t.next_snapshot = due(t.next_snapshot, step, t.cfg.pool.snapshot_every)
+        if snapshot_due:
             t.snapshot(self.model, step)
-            while t.next_snapshot <= step:
-                t.next_snapshot += t.cfg.pool.snapshot_every
         self._push_pool()
         for m in t.pool.members:
             rate = t.pool.win_rate(m.name)
@@ -262,15 +262,13 @@ class SelfPlayCallback(BaseCallback):
         if self.recent:
             self.logger.record("pool/win_rate_all", float(np.mean(self.recent)))
         self.logger.record("pool/snapshots", len(t.pool.snapshots))
-        if t.next_eval is not None and step >= t.next_eval:
+        eval_due, t.next_eval = due(t.next_eval, step, t.cfg.eval.every)
+        if eval_due:
             self.eval_rates = t.evaluate(self.model, step, self.logger)
             self._write(f"step {step}: eval win rates " +
                         ", ".join(f"{k} {v:.0%}" for k, v in self.eval_rates.items()))
-            while t.next_eval <= step:
-                t.next_eval += t.cfg.eval.every
-        if t.next_checkpoint is not None and step >= t.next_checkpoint:
-            while t.next_checkpoint <= step:
-                t.next_checkpoint += t.cfg.checkpoint_every
+        checkpoint_due, t.next_checkpoint = due(t.next_checkpoint, step, t.cfg.checkpoint_every)
+        if checkpoint_due:
             t.checkpoint(self.model, step)
         self._update_bar()
 
