@@ -200,16 +200,19 @@ def test_rollouts_play_legal_decisions_and_gae_follows_each_game(rollout):
 
 
 def test_one_bidder_table_plays_every_member_as_its_own_table_would():
-    """RoundSelfPlay plays the pool's bidders (heuristic, tuned, family members) through one BidderGames table
-    with a member index per row: the same games, decision for decision, as each member's own table
-    (BatchedSelfPlay's path, itself tested against the scalar ``act`` in tests/test_act_batch.py)."""
+    """BatchedSelfPlay (here through RoundSelfPlay's rounds) plays the pool's bidders (heuristic, tuned, family
+    members) through one BidderGames table with a member index per row: the same games, decision for decision,
+    as each member's own table (the path before, itself tested against the scalar ``act`` in
+    tests/test_act_batch.py)."""
     from gemenvs.agents.megagem import BidderGames
-    from gemenvs.training.batched_env import BatchedSelfPlay
+    from gemenvs.training.batched_env import _Member
     from gemenvs.training.lean_ppo import RoundSelfPlay
 
     class OwnTables(RoundSelfPlay):
-        _table = BatchedSelfPlay._table
-        _opponent_actions = BatchedSelfPlay._opponent_actions
+        def _table(self, i):  # every member its own batch_games table: no shared one
+            if i not in self._memory:
+                self._memory[i] = self._own_table(i)
+            return self._memory[i]
 
     members = [(m, m) for m in ("heuristic", "tuned", "tuned_family:0", "tuned_family:1:2.5", "random")]
     # (256 games: the shared table's calls hold hundreds of bidding rows, so BidderGames._bid splits them by
@@ -230,6 +233,7 @@ def test_one_bidder_table_plays_every_member_as_its_own_table_would():
     assert envs[0].episodes.sum() > 100
     shared = envs[0]._bidders
     assert isinstance(shared, BidderGames) and len(shared.members) == 4  # (random plays without a table)
+    assert envs[1]._bidders is None and not any(isinstance(t, _Member) for t in envs[1]._memory.values())
     with pytest.raises(ValueError, match="members must be 1 member indices in 0..3"):
         shared.act(envs[0].games.observations()[:1, 1], envs[0].games.action_masks()[:1, 1], [0], [4])
     from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent

@@ -47,7 +47,10 @@ An agent that remembers the game in progress (``per_game_memory``) and can play 
 once (``batch_games(num_games)``, e.g. HeuristicBidder and the tuned bidders: their
 :class:`~gemenvs.agents.megagem.BidderGames`) plays all its seats in one call too from
 ``BATCH_MEMORY_FROM`` games on (``batch_memory``), game slot ``b`` and opponent seat ``k`` being
-game ``b * (n - 1) + k - 1`` of its table, forgotten when a game starts there; any other agent
+game ``b * (n - 1) + k - 1`` of its table, forgotten when a game starts there; the bidders among
+them (HeuristicBidder, the tuned bidder, its family members: one arithmetic with other parameters)
+share ONE BidderGames table, each row with its member's parameters, so all of them play in one call
+(:class:`_Member` is one member's view of it); any other agent
 with memory plays through one instance per game slot and seat, reset with a seed from the
 game's hash when its game starts; the others (RandomAgent, TruthfulAgent, PolicyAgent) are one
 instance per member, reseeded at :meth:`BatchedSelfPlay.reset`.
@@ -86,6 +89,7 @@ from gymnasium.vector.utils import batch_space
 from stable_baselines3.common.vec_env import VecEnv
 
 from gemenvs.agents.base import Agent, act_batch
+from gemenvs.agents.megagem import BidderGames
 from gemenvs.megagem.batched import BatchedMegaGem, game_seeds
 from gemenvs.megagem.batched.engine import OVER
 from gemenvs.training.pool import LABEL_SEPARATOR, PoolOpponents
@@ -222,6 +226,8 @@ class BatchedSelfPlay:
         self._own: dict[tuple[int, int, int], Agent] = {}  # (id, slot, opponent seat) -> its instance
         self._batchable: list[bool] = []                   # per id: memory, played through batch_games
         self._memory: dict[int, Any] = {}                  # id -> its games table (batch_games)
+        self._bidders: BidderGames | None = None           # the bidders' shared table (built at its first member)
+        self._bidder_ids: dict[int, int] = {}              # id -> member index in it (-1: not a member)
         self._pool_ids = np.zeros(0, np.int64)             # pool members now, and their weights
         self._weights = np.zeros(0)
         self._fixed: np.ndarray | None = None              # fixed opponents: an id per opponent seat
@@ -332,12 +338,33 @@ class BatchedSelfPlay:
             self._own[key] = self._build(self._registry[i][1], 0)
         return self._own[key]
 
+    def _own_table(self, i: int):
+        """Opponent ``i``'s own games table (``batch_games``): game ``b * (n - 1) + k - 1`` is slot ``b``, seat ``k``."""
+        agent = self._build(self._registry[i][1], self._agent_seed(_SHARED_SALT, i))
+        return agent.batch_games(self.num_games * (self.num_players - 1))
+
+    # the bidders of the pool (HeuristicBidder, the tuned bidder and its family members: one arithmetic, other
+    # parameters) play through ONE BidderGames table, every member's rows in one call (each with its member's
+    # parameters); a game's memory is reset whenever a member starts a game in it, as in the members' own tables
+
     def _table(self, i: int):
-        """Opponent ``i``'s games table (``batch_games``): game ``b * (n - 1) + k - 1`` is slot ``b``, seat ``k``."""
-        if i not in self._memory:
-            agent = self._build(self._registry[i][1], self._agent_seed(_SHARED_SALT, i))
-            self._memory[i] = agent.batch_games(self.num_games * (self.num_players - 1))
-        return self._memory[i]
+        """Opponent ``i``'s games table: a view of the shared bidder table where it plays through BidderGames,
+        else its own (:meth:`_own_table`)."""
+        table = self._memory.get(i)
+        if table is None:
+            table = self._memory[i] = self._own_table(i)
+        if isinstance(table, BidderGames) and not isinstance(table, _Member):
+            if self._bidders is None:
+                self._bidders = BidderGames(table.agent, self.num_games * (self.num_players - 1))
+                self._bidder_ids = {i: 0}
+            if i not in self._bidder_ids:
+                try:
+                    self._bidder_ids[i] = self._bidders.add_member(table.agent)
+                except ValueError:  # (another kind of bidder: it keeps its own table)
+                    self._bidder_ids[i] = -1
+            if self._bidder_ids[i] >= 0:
+                table = self._memory[i] = _Member(self._bidders, self._bidder_ids[i])
+        return table
 
     # ------------------------------------------------------------------ games
 
@@ -394,7 +421,8 @@ class BatchedSelfPlay:
         self._returns[idx] = 0.0
 
     def _opponent_actions(self, games: np.ndarray) -> np.ndarray:
-        """(B, n) actions: the opponents' choices in ``games`` (bool (B,)), -1 for every other seat."""
+        """(B, n) actions: the opponents' choices in ``games`` (bool (B,)), -1 for every other seat; the rows of every
+        member of the shared bidder table in one call."""
         to_act = self.games.to_act()
         to_act[self._ar, self.seat] = False
         to_act &= games[:, None]
@@ -402,17 +430,29 @@ class BatchedSelfPlay:
         b, p = np.nonzero(to_act)
         if not b.size:
             return actions
-        k = (p - self.seat[b]) % self.num_players  # the opponent seat, 1 .. n-1 clockwise from the learner
+        n = self.num_players
+        k = (p - self.seat[b]) % n  # the opponent seat, 1 .. n-1 clockwise from the learner
         member = self._picks[b, k - 1]
         all_obs, all_masks = self._tables()
         obs, masks = all_obs[b, p], all_masks[b, p]
-        for i in np.unique(member).tolist():
+        ids = np.unique(member).tolist()
+        shared = np.full(max(ids) + 1, -1, np.int64)
+        for i in ids:
+            if self._batchable[i] and isinstance(self._table(i), _Member):
+                shared[i] = self._bidder_ids[i]
+        which = shared[member]
+        rows = np.flatnonzero(which >= 0)
+        if rows.size:
+            actions[b[rows], p[rows]] = self._bidders.act(obs[rows], masks[rows], b[rows] * (n - 1) + k[rows] - 1,
+                                                          which[rows])
+        for i in ids:
+            if shared[i] >= 0:
+                continue
             rows = np.flatnonzero(member == i)
             if self._stateless[i]:
                 actions[b[rows], p[rows]] = act_batch(self._agent(i, 0, 0), obs[rows], masks[rows])
             elif self._batchable[i]:
-                games = b[rows] * (self.num_players - 1) + k[rows] - 1
-                actions[b[rows], p[rows]] = self._table(i).act(obs[rows], masks[rows], games)
+                actions[b[rows], p[rows]] = self._table(i).act(obs[rows], masks[rows], b[rows] * (n - 1) + k[rows] - 1)
             else:
                 for r in rows.tolist():
                     actions[b[r], p[r]] = self._agent(i, int(b[r]), int(k[r])).act(obs[r], masks[r])
@@ -535,6 +575,23 @@ class BatchedSelfPlay:
     def close(self) -> None:
         """Close the AEC environment the opponents were built for."""
         self.aec.close()
+
+
+class _Member(BidderGames):
+    """Member ``index`` of a shared :class:`~gemenvs.agents.megagem.BidderGames` table, seen as its own table
+    (``act`` and ``reset`` of its games; the memory is the shared table's)."""
+
+    def __init__(self, shared: BidderGames, index: int):  # (no table of its own: BidderGames.__init__ not called)
+        self.shared, self.index = shared, index
+        self.agent, self.num_games = shared.members[index], shared.num_games
+
+    def act(self, observations, action_masks, games, members=None) -> np.ndarray:
+        """The member's choices in games ``games`` (BidderGames.act with this member in every row)."""
+        return self.shared.act(observations, action_masks, games, np.full(len(observations), self.index))
+
+    def reset(self, games=None) -> None:
+        """Forget games ``games`` in the shared table (a game's memory belongs to the game)."""
+        self.shared.reset(games)
 
 
 class BatchedVecEnv(VecEnv):

@@ -10,7 +10,8 @@ style of CleanRL's ``ppo.py`` so that nothing stands between the batched engine 
    engine's numpy arrays into preallocated torch buffers ``(n_steps, n_envs, ...)``; no SB3 VecEnv,
    no per-game Python. The pool's bidders (HeuristicBidder, the tuned bidder and its family members)
    play through one shared :class:`~gemenvs.agents.megagem.BidderGames` table, each row with its
-   member's parameters: one call per engine round for all of them (:class:`RoundSelfPlay`).
+   member's parameters: one call per engine round for all of them (BatchedSelfPlay's, as on the SB3
+   path).
    ``lean.rollout`` says what a step is:
 
    * ``lockstep``: one learner decision in every game, as on the SB3 path
@@ -79,8 +80,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from gemenvs.agents.base import act_batch
-from gemenvs.agents.megagem import BidderGames
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.training.batched_env import BatchedSelfPlay, Finished, limit_numpy_blas_threads
 from gemenvs.training.checkpoint import due, prepare_run_dir
@@ -397,66 +396,6 @@ class RoundSelfPlay(BatchedSelfPlay):
     tests/test_lean_ppo.py plays it against the rules.
     """
 
-    _bidders: BidderGames | None = None   # the shared bidder table (built at its first member)
-    _bidder_ids: dict[int, int] = {}       # opponent id -> member index in it (-1: not a member)
-
-    # the bidders of the pool (HeuristicBidder, the tuned bidder and its family members: one arithmetic, other
-    # parameters) play through ONE BidderGames table, every member's rows in one call (each with its member's
-    # parameters); a game's memory is reset whenever a member starts a game in it, as in the members' own tables
-
-    def _table(self, i: int):
-        """Opponent ``i``'s games table: a view of the shared bidder table where it plays through BidderGames."""
-        table = super()._table(i)
-        if isinstance(table, BidderGames) and not isinstance(table, _Member):
-            if self._bidders is None:
-                self._bidders = BidderGames(table.agent, self.num_games * (self.num_players - 1))
-                self._bidder_ids = {i: 0}
-            if i not in self._bidder_ids:
-                try:
-                    self._bidder_ids[i] = self._bidders.add_member(table.agent)
-                except ValueError:  # (another kind of bidder: it keeps its own table)
-                    self._bidder_ids[i] = -1
-            if self._bidder_ids[i] >= 0:
-                table = self._memory[i] = _Member(self._bidders, self._bidder_ids[i])
-        return table
-
-    def _opponent_actions(self, games: np.ndarray) -> np.ndarray:
-        """As BatchedSelfPlay's, with the rows of every member of the shared bidder table in one call."""
-        to_act = self.games.to_act()
-        to_act[self._ar, self.seat] = False
-        to_act &= games[:, None]
-        actions = np.full((self.num_games, self.num_players), -1, np.int64)
-        b, p = np.nonzero(to_act)
-        if not b.size:
-            return actions
-        n = self.num_players
-        k = (p - self.seat[b]) % n  # the opponent seat, 1 .. n-1 clockwise from the learner
-        member = self._picks[b, k - 1]
-        all_obs, all_masks = self._tables()
-        obs, masks = all_obs[b, p], all_masks[b, p]
-        ids = np.unique(member).tolist()
-        shared = np.full(max(ids) + 1, -1, np.int64)
-        for i in ids:
-            if self._batchable[i] and isinstance(self._table(i), _Member):
-                shared[i] = self._bidder_ids[i]
-        which = shared[member]
-        rows = np.flatnonzero(which >= 0)
-        if rows.size:
-            actions[b[rows], p[rows]] = self._bidders.act(obs[rows], masks[rows], b[rows] * (n - 1) + k[rows] - 1,
-                                                          which[rows])
-        for i in ids:
-            if shared[i] >= 0:
-                continue
-            rows = np.flatnonzero(member == i)
-            if self._stateless[i]:
-                actions[b[rows], p[rows]] = act_batch(self._agent(i, 0, 0), obs[rows], masks[rows])
-            elif self._batchable[i]:
-                actions[b[rows], p[rows]] = self._table(i).act(obs[rows], masks[rows], b[rows] * (n - 1) + k[rows] - 1)
-            else:
-                for r in rows.tolist():
-                    actions[b[r], p[r]] = self._agent(i, int(b[r]), int(k[r])).act(obs[r], masks[r])
-        return actions
-
     def step_round(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, Finished | None, np.ndarray]:
         """One engine step of every game. ``actions``: one per game, used where the learner is to act.
         Returns the learner's next observations (B, obs_dim), rewards (B,), dones (B,), the
@@ -516,23 +455,6 @@ class RoundSelfPlay(BatchedSelfPlay):
         self.last_finished = finished
         self._view()
         return rewards.astype(np.float32), done, finished
-
-
-class _Member(BidderGames):
-    """Member ``index`` of a shared :class:`~gemenvs.agents.megagem.BidderGames` table, seen as its own table
-    (``act`` and ``reset`` of its games; the memory is the shared table's)."""
-
-    def __init__(self, shared: BidderGames, index: int):  # (no table of its own: BidderGames.__init__ not called)
-        self.shared, self.index = shared, index
-        self.agent, self.num_games = shared.members[index], shared.num_games
-
-    def act(self, observations, action_masks, games, members=None) -> np.ndarray:
-        """The member's choices in games ``games`` (BidderGames.act with this member in every row)."""
-        return self.shared.act(observations, action_masks, games, np.full(len(observations), self.index))
-
-    def reset(self, games=None) -> None:
-        """Forget games ``games`` in the shared table (a game's memory belongs to the game)."""
-        self.shared.reset(games)
 
 
 def make_env(cfg: TrainConfig) -> RoundSelfPlay:
