@@ -523,7 +523,7 @@ class BatchedSelfPlay:
             name = self.games.game.action_name(int(a[b])) if 0 <= a[b] < self.games.num_actions else "not an action"
             raise ValueError(f"game {b}: the learner's action {int(a[b])} ({name}) is not legal now; legal: "
                              f"{np.flatnonzero(self._masks[b]).tolist()}")
-        B, n = self.num_games, self.num_players
+        B = self.num_games
         self._clear_final()
         full = self._opponent_actions(np.ones(B, np.bool_))
         full[self._ar, self.seat] = a
@@ -532,6 +532,15 @@ class BatchedSelfPlay:
         self.engine_steps += 1
         self._length += 1
         self._advance()
+        rewards, done, finished = self._deal_finished(terminal=True, advance=True)
+        return self._obs.copy(), rewards, done, finished
+
+    def _deal_finished(self, terminal: bool, advance: bool) -> tuple[np.ndarray, np.ndarray, Finished | None]:
+        """The learner's rewards (B,), the games that ended since ``_clear_final`` (B,) and those
+        :class:`Finished` games (None if none); deals their next games. ``terminal``: report each finished
+        game's last observation of the learner (else an empty row); ``advance``: play the new games on to
+        the learner's first decision."""
+        n = self.num_players
         done = self._final.copy()
         rewards = np.where(done, self._final_rewards, 0.0)
         self._returns += rewards
@@ -539,14 +548,15 @@ class BatchedSelfPlay:
         if done.any():
             idx = np.flatnonzero(done)
             seat = self.seat[idx]
+            rows = np.arange(len(idx))
             scores = self._final_scores[idx]
-            mine = scores[np.arange(len(idx)), seat]
+            mine = scores[rows, seat]
             others = np.where(np.eye(n, dtype=bool)[seat], np.iinfo(np.int64).min, scores).max(axis=1)
             winners = self._final_winners[idx]
+            last = self._tables()[0][idx, seat] if terminal else np.zeros((len(idx), 0), np.float32)
             finished = Finished(
-                slots=idx, terminal_observation=self._tables()[0][idx, seat],  # the finished games'
-                rewards=rewards[idx].copy(),
-                win_share=np.where(winners[np.arange(len(idx)), seat], 1.0 / winners.sum(axis=1), 0.0),
+                slots=idx, terminal_observation=last, rewards=rewards[idx].copy(),
+                win_share=np.where(winners[rows, seat], 1.0 / winners.sum(axis=1), 0.0),
                 score=mine.astype(np.float64), margin=(mine - others).astype(np.float64), seat=seat.copy(),
                 opponent=[self._labels[b] for b in idx.tolist()], length=self._length[idx].copy(),
                 returns=self._returns[idx].copy())
@@ -554,10 +564,11 @@ class BatchedSelfPlay:
             self.games.reset_finished()
             self._current = None
             self._start(idx)
-            self._advance(fresh=True)
+            if advance:
+                self._advance(fresh=True)
         self.last_finished = finished
         self._view()
-        return self._obs.copy(), rewards.astype(np.float32), done, finished
+        return rewards.astype(np.float32), done, finished
 
     def action_masks(self) -> np.ndarray:
         """(B, num_actions) bool: the learner's legal actions in every game now."""

@@ -413,7 +413,8 @@ class RoundSelfPlay(BatchedSelfPlay):
         self._current = None
         self.engine_steps += 1
         self._length += acted
-        rewards, done, finished = self._deal_finished()
+        # (a new game's first round is a bid of every seat: the learner decides, no advance needed)
+        rewards, done, finished = self._deal_finished(terminal=False, advance=False)
         return self._obs.copy(), rewards, done, finished, acted
 
     def settle(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, Finished | None]:
@@ -424,37 +425,8 @@ class RoundSelfPlay(BatchedSelfPlay):
         games (or None)."""
         self._clear_final()
         self._advance()
-        rewards, done, finished = self._deal_finished()
+        rewards, done, finished = self._deal_finished(terminal=False, advance=False)
         return self._obs.copy(), rewards, done, finished
-
-    def _deal_finished(self) -> tuple[np.ndarray, np.ndarray, Finished | None]:
-        """The learner's rewards and the games that ended since ``_clear_final``; deals their next games."""
-        n = self.num_players
-        done = self._final.copy()
-        rewards = np.where(done, self._final_rewards, 0.0)
-        self._returns += rewards
-        finished = None
-        if done.any():
-            idx = np.flatnonzero(done)
-            seat = self.seat[idx]
-            rows = np.arange(len(idx))
-            scores = self._final_scores[idx]
-            mine = scores[rows, seat]
-            others = np.where(np.eye(n, dtype=bool)[seat], np.iinfo(np.int64).min, scores).max(axis=1)
-            winners = self._final_winners[idx]
-            finished = Finished(
-                slots=idx, terminal_observation=np.zeros((len(idx), 0), np.float32), rewards=rewards[idx].copy(),
-                win_share=np.where(winners[rows, seat], 1.0 / winners.sum(axis=1), 0.0),
-                score=mine.astype(np.float64), margin=(mine - others).astype(np.float64), seat=seat.copy(),
-                opponent=[self._labels[b] for b in idx.tolist()], length=self._length[idx].copy(),
-                returns=self._returns[idx].copy())
-            self.episodes[idx] += 1
-            self.games.reset_finished()
-            self._current = None
-            self._start(idx)  # (a new game's first round is a bid of every seat: the learner decides)
-        self.last_finished = finished
-        self._view()
-        return rewards.astype(np.float32), done, finished
 
 
 def make_env(cfg: TrainConfig) -> RoundSelfPlay:
