@@ -67,7 +67,6 @@ path (MegaGem has no shaping potential).
 from __future__ import annotations
 
 import csv
-import dataclasses
 import json
 import math
 import time
@@ -87,14 +86,13 @@ from gemenvs.training.config import ConfigError, TrainConfig, save_config
 from gemenvs.training.evaluate import append_eval_rows, evaluate, results_dict, results_table
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pool import OpponentPool, pool_baselines
-from gemenvs.training.pretrain import CloneReport, clone, collect, concatenate
+from gemenvs.training.pretrain import CloneReport
+from gemenvs.training.pretrain import pretrain as run_pretrain
 
 #: the logit of an illegal action: exp of it underflows to exactly 0 next to any legal logit
 MASKED_LOGIT = -1e8
 #: seed offset of the final evaluation, as on the SB3 path (its games differ from the periodic ones)
 FINAL_EVAL_SEED = 1_000_003
-#: seed offset of the teacher's games (behaviour cloning), as on the SB3 path
-PRETRAIN_SEED = 2_000_003
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 PROGRESS_FIELDS = ["update", "step", "seconds", "steps_per_s", "policy_loss", "value_loss", "entropy",
                    "approx_kl", "clip_fraction", "epochs", "win_rate_all", "env_share", "policy_share",
@@ -559,44 +557,11 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
 
 def pretrain(cfg: TrainConfig, run: LeanRun, learner: LeanPPO) -> CloneReport:
     """Behaviour cloning of ``cfg.pretrain.teacher`` into the learner's networks, then ``dagger_rounds``
-    DAgger rounds, as on backend sb3 (gemenvs.training.selfplay's ``pretrain``: the same games, seeds,
-    cloning through :class:`ClonePolicy`, ``pretrain.json`` and step-0 evaluation). The PPO optimizer is
+    DAgger rounds, as on backend sb3 (:func:`gemenvs.training.pretrain.pretrain`: the same games, seeds,
+    ``pretrain.json`` and step-0 evaluation; cloning through :class:`ClonePolicy`). The PPO optimizer is
     untouched (cloning has its own Adam)."""
-    p = cfg.pretrain
-    print(f"pretraining: {p.games} games of {p.teacher!r} against itself, then {p.epochs} epochs of cloning"
-          + (f", then {p.dagger_rounds} DAgger rounds of {p.dagger_games} games" if p.dagger_rounds else ""))
-    policy = ClonePolicy(learner.model)
-    start = time.time()
-    seed = cfg.seed + PRETRAIN_SEED
-    data = collect(cfg.env.id, cfg.env.options, p.teacher, p.games, seed=seed, reward=cfg.env.reward,
-                   gamma=cfg.ppo.gamma, workers=p.workers)
-    rounds = [{"games": p.games, "collect_seconds": time.time() - start}]
-    report = clone(policy, data, p.epochs, p.batch_size, p.learning_rate, p.value_coef, seed=cfg.seed)
-    rounds[-1].update(dataclasses.asdict(report))
-    print(report.line())
-    for r in range(p.dagger_rounds):
-        t = time.time()
-        student = learner.agent(deterministic=True)
-        seed += max(p.games, p.dagger_games)  # fresh games every round
-        new = collect(cfg.env.id, cfg.env.options, p.teacher, p.dagger_games, seed=seed, reward=cfg.env.reward,
-                      gamma=cfg.ppo.gamma, workers=p.workers, student=student)
-        agreement = float(np.mean(student.act_batch(new.obs, new.masks.astype(np.int8)) == new.actions)) \
-            if len(new) else float("nan")
-        data = concatenate([data, new])
-        rounds.append({"games": p.dagger_games, "collect_seconds": time.time() - t,
-                       "student_agreement_on_own_states": agreement})
-        report = clone(policy, data, p.dagger_epochs, p.batch_size, p.learning_rate, p.value_coef,
-                       seed=cfg.seed + r + 1)
-        rounds[-1].update(dataclasses.asdict(report))
-        print(f"DAgger round {r + 1}: the cloned policy agreed with the teacher on {agreement:.1%} of the "
-              f"{len(new)} states it reached; {report.line()}")
-    del data
-    (run.run_dir / "pretrain.json").write_text(json.dumps(
-        {"teacher": p.teacher, "seconds": time.time() - start, "rounds": rounds}, indent=1))
-    if cfg.eval.every:
-        rates = run.evaluate(0)
-        print("step 0 (after pretraining): eval win rates " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()))
-    return report
+    return run_pretrain(cfg, ClonePolicy(learner.model), lambda: learner.agent(deterministic=True), run.run_dir,
+                        lambda: run.evaluate(0))
 
 
 def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, start: float | None = None) -> float:

@@ -19,10 +19,14 @@ The teacher is any opponent spec the pool takes (a baseline name of the game, or
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 import multiprocessing as mp
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -180,4 +184,50 @@ def clone(policy, data: Demonstrations, epochs: int, batch_size: int = 256, lear
     return CloneReport(len(train), epochs, time.time() - start, train_acc, test_acc, mse)
 
 
-__all__ = ["CloneReport", "Demonstrations", "clone", "collect", "concatenate"]
+#: offset of the teacher games' seeds from the run's seed (disjoint from the self-play and evaluation games)
+PRETRAIN_SEED = 2_000_003
+
+
+def pretrain(cfg, policy, student: Callable[[], object], run_dir: Path,
+             evaluate: Callable[[], dict[str, float]]) -> CloneReport:
+    """Behaviour cloning of ``cfg.pretrain.teacher`` into ``policy`` (what :func:`clone` takes), then
+    ``dagger_rounds`` DAgger rounds with ``student()`` (the policy as an agent, deterministic) playing;
+    written to ``run_dir/pretrain.json`` and, when periodic evaluation is on, ``evaluate()`` is step 0
+    of the learning curve. The same for every backend (each hands over its own policy and agent)."""
+    p = cfg.pretrain
+    print(f"pretraining: {p.games} games of {p.teacher!r} against itself, then {p.epochs} epochs of cloning"
+          + (f", then {p.dagger_rounds} DAgger rounds of {p.dagger_games} games" if p.dagger_rounds else ""))
+    start = time.time()
+    seed = cfg.seed + PRETRAIN_SEED
+    data = collect(cfg.env.id, cfg.env.options, p.teacher, p.games, seed=seed, reward=cfg.env.reward,
+                   gamma=cfg.ppo.gamma, workers=p.workers)
+    rounds = [{"games": p.games, "collect_seconds": time.time() - start}]
+    report = clone(policy, data, p.epochs, p.batch_size, p.learning_rate, p.value_coef, seed=cfg.seed)
+    rounds[-1].update(dataclasses.asdict(report))
+    print(report.line())
+    for r in range(p.dagger_rounds):
+        t = time.time()
+        agent = student()
+        seed += max(p.games, p.dagger_games)  # fresh games every round
+        new = collect(cfg.env.id, cfg.env.options, p.teacher, p.dagger_games, seed=seed, reward=cfg.env.reward,
+                      gamma=cfg.ppo.gamma, workers=p.workers, student=agent)
+        agreement = float(np.mean(agent.act_batch(new.obs, new.masks.astype(np.int8)) == new.actions)) \
+            if len(new) else float("nan")
+        data = concatenate([data, new])
+        rounds.append({"games": p.dagger_games, "collect_seconds": time.time() - t,
+                       "student_agreement_on_own_states": agreement})
+        report = clone(policy, data, p.dagger_epochs, p.batch_size, p.learning_rate, p.value_coef,
+                       seed=cfg.seed + r + 1)
+        rounds[-1].update(dataclasses.asdict(report))
+        print(f"DAgger round {r + 1}: the cloned policy agreed with the teacher on {agreement:.1%} of the "
+              f"{len(new)} states it reached; {report.line()}")
+    del data
+    (Path(run_dir) / "pretrain.json").write_text(json.dumps(
+        {"teacher": p.teacher, "seconds": time.time() - start, "rounds": rounds}, indent=1))
+    if cfg.eval.every:
+        rates = evaluate()
+        print("step 0 (after pretraining): eval win rates " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()))
+    return report
+
+
+__all__ = ["PRETRAIN_SEED", "CloneReport", "Demonstrations", "clone", "collect", "concatenate", "pretrain"]

@@ -22,7 +22,6 @@ folder), ``config.yaml``, ``checkpoints/step_N/{model.zip, config.yaml, pool.jso
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import time
@@ -51,14 +50,13 @@ from gemenvs.training.checkpoint import (
 from gemenvs.training.config import TrainConfig, game_name, save_config
 from gemenvs.training.evaluate import append_eval_rows, evaluate, results_dict, results_table
 from gemenvs.training.plotting import plot_learning_curve
-from gemenvs.training.pretrain import CloneReport, clone, collect, concatenate
+from gemenvs.training.pretrain import CloneReport
+from gemenvs.training.pretrain import pretrain as run_pretrain
 from gemenvs.training.pool import OpponentPool, PoolOpponents, pool_baselines
 from gemenvs.wrappers.single_agent import SingleAgentEnv, make_aec_env
 
 #: seed offset of the final evaluation, so its games differ from the periodic ones
 FINAL_EVAL_SEED = 1_000_003
-#: seed offset of the teacher's games, so they differ from every evaluation game
-PRETRAIN_SEED = 2_000_003
 
 
 def limit_threads(n: int) -> None:
@@ -363,46 +361,10 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
 
 def pretrain(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO) -> CloneReport:
     """Behaviour cloning of ``cfg.pretrain.teacher`` into ``model``, then ``dagger_rounds`` DAgger rounds
-    (see :mod:`gemenvs.training.pretrain`); written to pretrain.json and, when periodic evaluation is
+    (:func:`gemenvs.training.pretrain.pretrain`); written to pretrain.json and, when periodic evaluation is
     on, evaluated as step 0 of the learning curve."""
-    p = cfg.pretrain
-    print(f"pretraining: {p.games} games of {p.teacher!r} against itself, then {p.epochs} epochs of cloning"
-          + (f", then {p.dagger_rounds} DAgger rounds of {p.dagger_games} games" if p.dagger_rounds else ""))
-    start = time.time()
-    seed = cfg.seed + PRETRAIN_SEED
-    data = collect(cfg.env.id, cfg.env.options, p.teacher, p.games, seed=seed, reward=cfg.env.reward,
-                   gamma=cfg.ppo.gamma, workers=p.workers)
-    rounds = [{"games": p.games, "collect_seconds": time.time() - start}]
-    report = clone(model.policy, data, p.epochs, p.batch_size, p.learning_rate, p.value_coef, seed=cfg.seed)
-    rounds[-1].update(dataclasses.asdict(report))
-    print(report.line())
-    for r in range(p.dagger_rounds):
-        t = time.time()
-        student = PolicyAgent.from_sb3(model, deterministic=True)
-        seed += max(p.games, p.dagger_games)  # fresh games every round
-        new = collect(cfg.env.id, cfg.env.options, p.teacher, p.dagger_games, seed=seed, reward=cfg.env.reward,
-                      gamma=cfg.ppo.gamma, workers=p.workers, student=student)
-        agreement = float(np.mean(student_actions(student, new) == new.actions))
-        data = concatenate([data, new])
-        rounds.append({"games": p.dagger_games, "collect_seconds": time.time() - t,
-                       "student_agreement_on_own_states": agreement})
-        report = clone(model.policy, data, p.dagger_epochs, p.batch_size, p.learning_rate, p.value_coef,
-                       seed=cfg.seed + r + 1)
-        rounds[-1].update(dataclasses.asdict(report))
-        print(f"DAgger round {r + 1}: the cloned policy agreed with the teacher on {agreement:.1%} of the "
-              f"{len(new)} states it reached; {report.line()}")
-    del data
-    (trainer.run_dir / "pretrain.json").write_text(json.dumps(
-        {"teacher": p.teacher, "seconds": time.time() - start, "rounds": rounds}, indent=1))
-    if cfg.eval.every:
-        rates = trainer.evaluate(model, 0, model.logger)
-        print("step 0 (after pretraining): eval win rates " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()))
-    return report
-
-
-def student_actions(agent: PolicyAgent, data) -> np.ndarray:
-    """The actions ``agent`` takes in the rows of ``data`` (its own choices, before the teacher's labels)."""
-    return np.array([agent.act(o, m) for o, m in zip(data.obs, data.masks)], np.int64)
+    return run_pretrain(cfg, model.policy, lambda: PolicyAgent.from_sb3(model, deterministic=True),
+                        trainer.run_dir, lambda: trainer.evaluate(model, 0, model.logger))
 
 
 def finish(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO, train_seconds: float) -> None:
