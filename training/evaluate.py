@@ -181,3 +181,45 @@ def results_dict(results: dict[str, MatchResult]) -> dict:
         if isinstance(r, ChartResults):
             out[name]["charts"] = {chart: _summary(cr) for chart, cr in r.by_chart.items()}
     return out
+
+
+#: seed offset of a run's final evaluation, so its games differ from the periodic ones
+FINAL_EVAL_SEED = 1_000_003
+
+
+def final_evaluation(cfg, run_dir: Path, final: Agent, best_step: int | None, players: int, steps: int,
+                     train_seconds: float, backend: str | None = None, steps_name: str = "steps") -> None:
+    """A run's final table against each of ``cfg.eval.opponents`` (the best model if an evaluation kept one,
+    ``run_dir/best_model.npz``, else ``final``), printed and written to results.md and results.json, and
+    the learning curve from eval.csv; the same for every backend (``backend`` names it in the files)."""
+    import json
+    import time
+
+    from gemenvs.agents.policy import PolicyAgent
+    from gemenvs.training.plotting import plot_learning_curve
+
+    best = run_dir / "best_model.npz"
+    if best.exists():
+        focal, which = PolicyAgent.load(best, deterministic=cfg.eval.deterministic), f"best model (step {best_step})"
+    else:
+        focal, which = final, "final model"
+        focal.deterministic = cfg.eval.deterministic
+    start = time.time()
+    results = evaluate(focal, cfg.env.id, cfg.env.options, cfg.eval.opponents, cfg.eval.final_games,
+                       seed=cfg.seed + FINAL_EVAL_SEED, workers=cfg.eval.workers,
+                       save_dir=run_dir / "games" if cfg.eval.save_games else None, charts=cfg.eval.charts)
+    table = results_table(results, players)
+    eval_seconds = time.time() - start
+    tag = f" (backend {backend})" if backend else ""
+    header = (f"## {cfg.name}{tag}: {which}, after {steps} {steps_name} "
+              f"({train_seconds / 60:.1f} min training, {eval_seconds / 60:.1f} min evaluation)\n")
+    print("\n" + header + "\n" + table)
+    (run_dir / "results.md").write_text(header + "\n" + table + "\n")
+    summary = ({"backend": backend} if backend else {}) | {
+        "model": which, "steps": steps, "train_seconds": train_seconds, "eval_seconds": eval_seconds,
+        "results": results_dict(results)}
+    (run_dir / "results.json").write_text(json.dumps(summary, indent=1))
+    if (run_dir / "eval.csv").exists():
+        png = plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", players, cfg.name)
+        print(f"learning curve: {png}")
+    print(f"run folder: {run_dir}")

@@ -83,7 +83,7 @@ from gemenvs.agents.policy import PolicyAgent
 from gemenvs.training.batched_env import BatchedSelfPlay, Finished, limit_numpy_blas_threads
 from gemenvs.training.checkpoint import due, prepare_run_dir
 from gemenvs.training.config import ConfigError, TrainConfig, save_config
-from gemenvs.training.evaluate import append_eval_rows, evaluate, results_dict, results_table
+from gemenvs.training.evaluate import append_eval_rows, evaluate, final_evaluation
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pool import OpponentPool, pool_baselines
 from gemenvs.training.pretrain import CloneReport
@@ -91,8 +91,6 @@ from gemenvs.training.pretrain import pretrain as run_pretrain
 
 #: the logit of an illegal action: exp of it underflows to exactly 0 next to any legal logit
 MASKED_LOGIT = -1e8
-#: seed offset of the final evaluation, as on the SB3 path (its games differ from the periodic ones)
-FINAL_EVAL_SEED = 1_000_003
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 PROGRESS_FIELDS = ["update", "step", "seconds", "steps_per_s", "policy_loss", "value_loss", "entropy",
                    "approx_kl", "clip_fraction", "epochs", "win_rate_all", "env_share", "policy_share",
@@ -614,30 +612,8 @@ def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, start: float | None
 
 def finish(cfg: TrainConfig, run: LeanRun, final: PolicyAgent, train_seconds: float) -> None:
     """Final table against each baseline (the best model if an evaluation kept one), results files, curve."""
-    run_dir = run.run_dir
-    best = run_dir / "best_model.npz"
-    if best.exists():
-        focal, which = PolicyAgent.load(best, deterministic=cfg.eval.deterministic), f"best model (step {run.best_step})"
-    else:
-        focal, which = final, "final model"
-        focal.deterministic = cfg.eval.deterministic
-    start = time.time()
-    results = evaluate(focal, cfg.env.id, cfg.env.options, cfg.eval.opponents, cfg.eval.final_games,
-                       seed=cfg.seed + FINAL_EVAL_SEED, workers=cfg.eval.workers,
-                       save_dir=run_dir / "games" if cfg.eval.save_games else None, charts=cfg.eval.charts)
-    table = results_table(results, run.players)
-    eval_seconds = time.time() - start
-    steps = run.learner.num_timesteps
-    header = (f"## {cfg.name} (backend lean): {which}, after {steps} steps "
-              f"({train_seconds / 60:.1f} min training, {eval_seconds / 60:.1f} min evaluation)\n")
-    print("\n" + header + "\n" + table)
-    (run_dir / "results.md").write_text(header + "\n" + table + "\n")
-    (run_dir / "results.json").write_text(json.dumps(
-        {"backend": "lean", "model": which, "steps": steps, "train_seconds": train_seconds,
-         "eval_seconds": eval_seconds, "results": results_dict(results)}, indent=1))
-    if (run_dir / "eval.csv").exists():
-        plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", run.players, cfg.name)
-    print(f"run folder: {run_dir}")
+    final_evaluation(cfg, run.run_dir, final, run.best_step, run.players, run.learner.num_timesteps, train_seconds,
+                     backend="lean")
 
 
 __all__ = ["ActorCritic", "ClonePolicy", "LeanPPO", "LeanRun", "MASKED_LOGIT", "RoundSelfPlay", "load_model_state", "log_probs_and_entropy",

@@ -66,8 +66,6 @@ from gemenvs.training.rllib_module import MaskedActorCritic, actor_layers
 
 #: the trained module
 MAIN = "main"
-#: seed offset of the final evaluation (as on the SB3 path), so its games differ from the periodic ones
-FINAL_EVAL_SEED = 1_000_003
 PROGRESS_FIELDS = ["iteration", "env_steps", "main_steps", "seconds", "env_steps_per_s", "episode_return_mean",
                    "win_rate_baselines", "win_rate_self", "win_rate_past"]
 
@@ -411,30 +409,7 @@ def train(cfg: TrainConfig, resume: str | os.PathLike | None = None) -> Path:
 
 def finish(cfg: TrainConfig, league: League, final: PolicyAgent, step: int, train_seconds: float) -> None:
     """Final table against each baseline (best model if an evaluation kept one), results files, learning curve."""
-    from gemenvs.training.evaluate import evaluate, results_dict, results_table
-    from gemenvs.training.plotting import plot_learning_curve
+    from gemenvs.training.evaluate import final_evaluation
 
-    run_dir = league.run_dir
-    best = run_dir / "best_model.npz"
-    if best.exists():
-        focal, which = PolicyAgent.load(best, deterministic=cfg.eval.deterministic), f"best model (step {league.best_step})"
-    else:
-        focal, which = final, "final model"
-        focal.deterministic = cfg.eval.deterministic
-    players = num_players(cfg)
-    start = time.time()
-    results = evaluate(focal, cfg.env.id, cfg.env.options, cfg.eval.opponents, cfg.eval.final_games,
-                       seed=cfg.seed + FINAL_EVAL_SEED, workers=cfg.eval.workers,
-                       save_dir=run_dir / "games" if cfg.eval.save_games else None, **eval_options(cfg))
-    table = results_table(results, players)
-    eval_seconds = time.time() - start
-    header = (f"## {cfg.name} (backend rllib): {which}, after {step} environment steps "
-              f"({train_seconds / 60:.1f} min training, {eval_seconds / 60:.1f} min evaluation)\n")
-    print("\n" + header + "\n" + table)
-    (run_dir / "results.md").write_text(header + "\n" + table + "\n")
-    (run_dir / "results.json").write_text(json.dumps(
-        {"backend": "rllib", "model": which, "steps": step, "train_seconds": train_seconds,
-         "eval_seconds": eval_seconds, "results": results_dict(results)}, indent=1))
-    if (run_dir / "eval.csv").exists():
-        plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", players, cfg.name)
-    print(f"run folder: {run_dir}")
+    final_evaluation(cfg, league.run_dir, final, league.best_step, num_players(cfg), step, train_seconds,
+                     backend="rllib", steps_name="environment steps")

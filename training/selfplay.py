@@ -48,15 +48,12 @@ from gemenvs.training.checkpoint import (
     restore_model,
 )
 from gemenvs.training.config import TrainConfig, game_name, save_config
-from gemenvs.training.evaluate import append_eval_rows, evaluate, results_dict, results_table
+from gemenvs.training.evaluate import append_eval_rows, evaluate, final_evaluation
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pretrain import CloneReport
 from gemenvs.training.pretrain import pretrain as run_pretrain
 from gemenvs.training.pool import OpponentPool, PoolOpponents, pool_baselines
 from gemenvs.wrappers.single_agent import SingleAgentEnv, make_aec_env
-
-#: seed offset of the final evaluation, so its games differ from the periodic ones
-FINAL_EVAL_SEED = 1_000_003
 
 
 def limit_threads(n: int) -> None:
@@ -369,30 +366,8 @@ def pretrain(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO) -> CloneRep
 
 def finish(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO, train_seconds: float) -> None:
     """Final table against each baseline, results files and the learning curve."""
-    run_dir = trainer.run_dir
-    best = run_dir / "best_model.npz"
-    if best.exists():
-        focal, which = PolicyAgent.load(best, deterministic=cfg.eval.deterministic), \
-            f"best model (step {trainer.best_step})"
-    else:
-        focal, which = PolicyAgent.from_sb3(model, deterministic=cfg.eval.deterministic), "final model"
-    start = time.time()
-    results = evaluate(focal, cfg.env.id, cfg.env.options, cfg.eval.opponents, cfg.eval.final_games,
-                       seed=cfg.seed + FINAL_EVAL_SEED, workers=cfg.eval.workers,
-                       save_dir=run_dir / "games" if cfg.eval.save_games else None, charts=cfg.eval.charts)
-    table = results_table(results, trainer.players)
-    eval_seconds = time.time() - start
-    header = (f"## {cfg.name}: {which}, after {model.num_timesteps} steps "
-              f"({train_seconds / 60:.1f} min training, {eval_seconds / 60:.1f} min evaluation)\n")
-    print("\n" + header + "\n" + table)
-    (run_dir / "results.md").write_text(header + "\n" + table + "\n")
-    summary = {"model": which, "steps": model.num_timesteps, "train_seconds": train_seconds,
-               "eval_seconds": eval_seconds, "results": results_dict(results)}
-    (run_dir / "results.json").write_text(json.dumps(summary, indent=1))
-    if (run_dir / "eval.csv").exists():
-        png = plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", trainer.players, cfg.name)
-        print(f"learning curve: {png}")
-    print(f"run folder: {run_dir}")
+    final_evaluation(cfg, trainer.run_dir, PolicyAgent.from_sb3(model), trainer.best_step, trainer.players,
+                     model.num_timesteps, train_seconds)
 
 
 __all__ = ["SelfPlayCallback", "Trainer", "find_checkpoint", "load_checkpoint_config", "make_vec_env",
