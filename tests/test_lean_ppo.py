@@ -22,6 +22,7 @@ from gemenvs.training.lean_ppo import (  # noqa: E402
     load_model_state,
     log_probs_and_entropy,
     make_env,
+    masked_kl,
     sample,
     train,
 )
@@ -60,6 +61,11 @@ def test_the_lean_configs_load_beside_the_sb3_one():
      "backend lean plays on the batched engine, which runs MegaGem only, not gem; use backend sb3"),
     (["vec_env=subproc"], "backend lean: vec_env must be 'auto' or 'batched'"),
     (["lean.rollout=lockstep", "ppo.batch_size=3000"], "ppo.batch_size (3000) must divide one rollout"),
+    (["ppo.anchor_coef=0.5", "pretrain.teacher=null"], "ppo.anchor_coef (0.5) pulls the policy towards its "
+                                                        "pretrained clone: it needs pretrain.teacher"),
+    (["backend=sb3", "ppo.anchor_coef=0.5", "pretrain.teacher=tuned", "ppo.batch_size=256"],
+     "ppo.anchor_coef runs on backend lean only"),
+    (["ppo.anchor_coef=-1", "pretrain.teacher=tuned"], "ppo.anchor_coef must be at least 0"),
 ])
 def test_config_errors(overrides, message):
     with pytest.raises(ConfigError) as e:
@@ -197,6 +203,46 @@ def test_rollouts_play_legal_decisions_and_gae_follows_each_game(rollout):
     stats = learner.update()
     assert stats["epochs"] == cfg.ppo.n_epochs and np.isfinite(stats["policy_loss"])
     env.close()
+
+
+def test_masked_kl_counts_only_the_legal_actions():
+    gen = torch.Generator().manual_seed(0)
+    logits, ref = torch.randn(6, 9, generator=gen), torch.randn(6, 9, generator=gen)
+    masks = torch.rand(6, 9, generator=gen) > 0.4
+    masks[:, 2] = True
+    kl = masked_kl(logits.masked_fill(~masks, MASKED_LOGIT), ref.masked_fill(~masks, MASKED_LOGIT), masks)
+    for row in range(6):
+        legal = masks[row]
+        p, q = torch.softmax(logits[row, legal], 0), torch.softmax(ref[row, legal], 0)
+        assert torch.isclose(kl[row], (p * (p / q).log()).sum(), atol=1e-5)
+    assert (kl > 0).all()
+    same = logits.masked_fill(~masks, MASKED_LOGIT)
+    assert torch.allclose(masked_kl(same, same, masks), torch.zeros(6), atol=1e-6)
+
+
+def test_the_anchor_holds_the_policy_near_its_start():
+    """ppo.anchor_coef: the same rollout and updates, with a large anchor the actor stays far closer to the one
+    frozen by set_anchor() than without it (KL measured over the rollout's decisions)."""
+    drift = {}
+    for coef in (0.0, 50.0):
+        cfg = load_config(DEFAULT_CONFIG, ["backend=lean", *SMALL, "n_envs=16", "ppo.n_steps=32",
+                                           "ppo.batch_size=128", "ppo.n_epochs=8", "ppo.learning_rate=0.01",
+                                           "ppo.ent_coef=0.0", "pretrain.teacher=heuristic",
+                                           f"ppo.anchor_coef={coef}"])
+        env = make_env(cfg)
+        env.update_opponents([("random", "random")])
+        learner = LeanPPO(cfg, env)
+        learner.set_anchor()
+        learner.start()
+        assert learner.collect()
+        stats = learner.update()
+        assert np.isnan(stats["anchor_kl"]) if coef == 0 else stats["anchor_kl"] >= 0
+        obs, masks = learner.obs.view(-1, learner.obs.shape[-1]), learner.masks.view(-1, learner.masks.shape[-1])
+        with torch.no_grad():
+            ref = learner.anchor(obs).masked_fill(~masks, MASKED_LOGIT)
+            drift[coef] = float(masked_kl(learner.model.masked_logits(obs, masks), ref, masks).mean())
+        env.close()
+    assert drift[50.0] < 0.25 * drift[0.0], drift
 
 
 def test_one_bidder_table_plays_every_member_as_its_own_table_would():

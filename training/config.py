@@ -81,6 +81,10 @@ class PPOConfig:
     """gradient clipping norm (> 0)"""
     target_kl: float | None = None
     """stop an update's epochs early past this KL divergence (> 0), or null"""
+    anchor_coef: float = 0.0
+    """weight of a KL penalty towards the policy as pretraining left it, KL(policy || clone), added to the loss
+    (>= 0; 0: none): fine-tuning may leave the cloned teacher only where the reward pays for it (AlphaStar-style);
+    needs pretrain.teacher; backend lean"""
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     """hidden layer sizes (positive) of the actor and of the critic (separate networks); [] for linear ones"""
     activation: Literal["tanh", "relu"] = "tanh"
@@ -467,7 +471,7 @@ RANGES: dict[str, tuple[float, bool, float | None, bool]] = {
     **{k: (0, True, None, False) for k in (
         "seed", "checkpoint_every", "pool.snapshot_every", "eval.every", "ppo.ent_coef", "ppo.vf_coef",
         "pool.priority_power", "env.shaping", "pretrain.value_coef", "pool.family.members", "pool.family.spread",
-        "pretrain.dagger_rounds")},
+        "pretrain.dagger_rounds", "ppo.anchor_coef")},
     "ppo.batch_size": (2, True, None, False),  # SB3 normalises advantages over each minibatch
     "pretrain.batch_size": (1, True, None, False),
     "pretrain.learning_rate": (0, False, None, False),
@@ -647,6 +651,11 @@ def validate(cfg: TrainConfig) -> None:
     if cfg.eval.best_by != "mean" and cfg.eval.best_by not in cfg.eval.opponents:
         raise ConfigError(f"eval.best_by must be 'mean' or one of eval.opponents {cfg.eval.opponents}; "
                           f"got {cfg.eval.best_by!r}")
+    if cfg.ppo.anchor_coef and cfg.pretrain.teacher is None:
+        raise ConfigError(f"ppo.anchor_coef ({cfg.ppo.anchor_coef:g}) pulls the policy towards its pretrained clone: "
+                          f"it needs pretrain.teacher (or set it to 0)")
+    if cfg.ppo.anchor_coef and cfg.backend != "lean":
+        raise ConfigError(f"ppo.anchor_coef runs on backend lean only; set it to 0 for backend {cfg.backend}")
     if cfg.backend == "rllib":
         check_rllib(cfg)
     if cfg.backend == "lean":

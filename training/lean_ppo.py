@@ -38,7 +38,9 @@ style of CleanRL's ``ppo.py`` so that nothing stands between the batched engine 
    objective, the value loss (MSE to the GAE returns, unclipped) times ``vf_coef``, the entropy
    bonus times ``ent_coef``, Adam (eps 1e-5) and the gradient norm clipped to ``max_grad_norm``;
    with ``ppo.target_kl`` the epochs stop at the first minibatch whose approximate KL exceeds
-   1.5 * target_kl (as SB3 does).
+   1.5 * target_kl (as SB3 does). With ``ppo.anchor_coef`` > 0 after pretraining, the loss also holds
+   ``anchor_coef * KL(policy || the actor as pretraining left it)`` over the legal actions
+   (:meth:`LeanPPO.set_anchor`), so fine-tuning leaves the cloned teacher only where the reward pays.
 
 The networks are MaskablePPO's ``MlpPolicy`` ones (separate actor and critic MLPs from
 ``ppo.net_arch`` and ``ppo.activation``, orthogonal initialisation with SB3's gains), so the actor
@@ -66,6 +68,7 @@ path (MegaGem has no shaping potential).
 """
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import math
@@ -93,7 +96,7 @@ from gemenvs.training.pretrain import pretrain as run_pretrain
 MASKED_LOGIT = -1e8
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 PROGRESS_FIELDS = ["update", "step", "seconds", "steps_per_s", "policy_loss", "value_loss", "entropy",
-                   "approx_kl", "clip_fraction", "epochs", "win_rate_all", "env_share", "policy_share",
+                   "approx_kl", "clip_fraction", "anchor_kl", "epochs", "win_rate_all", "env_share", "policy_share",
                    "update_share"]
 
 
@@ -192,6 +195,13 @@ def log_probs_and_entropy(logits: torch.Tensor, masks: torch.Tensor,
     return logp, entropy
 
 
+def masked_kl(logits: torch.Tensor, ref_logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """KL(pi || ref) per row over the legal actions, ``pi`` and ``ref`` the masked softmaxes of the two logits."""
+    logp, ref = torch.log_softmax(logits, dim=1), torch.log_softmax(ref_logits, dim=1)
+    logp, ref = logp.masked_fill(~masks, 0.0), ref.masked_fill(~masks, 0.0)  # (no exp of -1e8: see above)
+    return (logp.exp() * (logp - ref)).sum(dim=1)
+
+
 # ----------------------------------------------------------------------------- the learner
 
 class LeanPPO:
@@ -228,6 +238,12 @@ class LeanPPO:
         self.seconds = {"env": 0.0, "policy": 0.0, "update": 0.0}
         self._next_obs: np.ndarray | None = None
         self._next_masks: np.ndarray | None = None
+        self.anchor: nn.Module | None = None  # set_anchor(): the frozen actor that ppo.anchor_coef pulls towards
+
+    def set_anchor(self) -> None:
+        """Freeze a copy of the actor as it is now (after pretraining): each update then adds
+        ``ppo.anchor_coef * KL(policy || this copy)`` to the loss."""
+        self.anchor = copy.deepcopy(self.model.actor).requires_grad_(False)
 
     def start(self, seed: int | None = None) -> None:
         """Deal every game and read the learner's first observations and masks."""
@@ -329,7 +345,7 @@ class LeanPPO:
         rows = torch.nonzero(self.acted.view(N)).squeeze(1)  # (lockstep: every row)
         params = list(self.model.parameters())
         stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
-                                         "clip_fraction": []}
+                                         "clip_fraction": [], "anchor_kl": []}
         epochs, stop = 0, False
         for _ in range(p.n_epochs):
             order = rows[torch.randperm(len(rows), generator=self.generator)]
@@ -347,6 +363,12 @@ class LeanPPO:
                 policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - p.clip_range, 1 + p.clip_range)).mean()
                 value_loss = F.mse_loss(value, returns[idx])
                 loss = policy_loss - p.ent_coef * entropy.mean() + p.vf_coef * value_loss
+                if self.anchor is not None and p.anchor_coef:
+                    with torch.no_grad():
+                        ref_logits = self.anchor(o).masked_fill(~m, MASKED_LOGIT)
+                    anchor_kl = masked_kl(logits, ref_logits, m).mean()
+                    loss = loss + p.anchor_coef * anchor_kl
+                    stats["anchor_kl"].append(anchor_kl.item())
                 with torch.no_grad():
                     approx_kl = float(((ratio - 1) - log_ratio).mean())
                     stats["clip_fraction"].append(float(((ratio - 1).abs() > p.clip_range).float().mean()))
@@ -538,6 +560,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
         start = time.time()  # the wall-time budget counts from here (pretraining included, as on backend sb3)
         if cfg.pretrain.teacher is not None:
             pretrain(cfg, run, learner)
+            if cfg.ppo.anchor_coef:
+                learner.set_anchor()
         if not run.pool.members:  # pure self-play: start against the initial (or cloned) policy
             run.snapshot(0)
         run.push_pool()
@@ -616,5 +640,5 @@ def finish(cfg: TrainConfig, run: LeanRun, final: PolicyAgent, train_seconds: fl
                      backend="lean")
 
 
-__all__ = ["ActorCritic", "ClonePolicy", "LeanPPO", "LeanRun", "MASKED_LOGIT", "RoundSelfPlay", "load_model_state", "log_probs_and_entropy",
+__all__ = ["ActorCritic", "ClonePolicy", "LeanPPO", "LeanRun", "MASKED_LOGIT", "RoundSelfPlay", "load_model_state", "log_probs_and_entropy", "masked_kl",
            "make_env", "pretrain", "sample", "train"]
