@@ -164,4 +164,174 @@ class GemJamRuleAgent(BaseAgent):
         return 0
 
 
-__all__ = ["GemJamRuleAgent"]
+
+
+
+# ---------------------------------------------------------------------------------- the lookahead agent
+
+#: what :func:`player_features` measures of one player, all public (Shrines, hand and Vault sizes, whose turn)
+VALUE_FEATURES = ("complete", "three_sets", "four_sets", "guarded", "one_short", "one_short_no_basic", "two_short",
+                  "fill", "hand", "vault", "moves_next", "moves_second")
+#: weights of the win model over :data:`VALUE_FEATURES` (a conditional logit: player q wins with probability
+#: ``exp(w . f_q) / sum_r exp(w . f_r)``), fitted on positions at turn starts of rule-agent games
+#: (``python benchmarks/gemjam_lookahead.py --fit``)
+VALUE_WEIGHTS = (0.381, 0.660, 2.699, 0.129, -0.030, 0.163, -0.092, 0.487, 0.030, 0.033, 0.273, 0.147)
+
+
+def player_features(state, cfg, q: int) -> list[float]:
+    """:data:`VALUE_FEATURES` of player ``q`` in an engine ``state``, read from public facts only: the
+    Shrine's sets, the number of cards in hand and Vault, and who moves next (``state.turn``)."""
+    complete = guarded = one = one_nb = two = 0
+    fill = 0.0
+    size, basic_of = cfg.size, cfg.basic_of
+    for s in state.shrines[q]:
+        t, gems = s[1], s[4]
+        need, has_basic = size[t], basic_of[t] in gems
+        if len(gems) == need and has_basic:
+            complete += 1
+            guarded += s[2] != 0
+            continue
+        short = need - len(gems)
+        if has_basic:
+            one += short == 1
+            two += short == 2
+            fill += len(gems) / need
+        else:
+            one_nb += short <= 1
+    ahead = (q - state.turn) % state.n
+    return [complete, complete >= 3, complete >= 4, guarded, one, one_nb, two, fill,
+            len(state.hands[q]), len(state.vaults[q]), ahead == 0, ahead == 1]
+
+
+def win_chances(state, cfg, weights=VALUE_WEIGHTS) -> np.ndarray:
+    """Each player's chance to win from ``state`` by the win model (the exact result once the game is over)."""
+    n = state.n
+    if state.over:
+        out = np.zeros(n)
+        out[state.winners] = 1.0 / len(state.winners)
+        return out
+    u = np.array([player_features(state, cfg, q) for q in range(n)], float) @ np.asarray(weights, float)
+    e = np.exp(u - u.max())
+    return e / e.sum()
+
+
+#: the decisions the lookahead agent searches (the others it takes as GemJamRuleAgent does)
+SEARCHED = ("play", "react", "chaos_cube", "place", "double")
+
+
+class GemJamLookaheadAgent(GemJamRuleAgent):
+    """GemJamRuleAgent improved by a one-turn lookahead with a static win model.
+
+    At each of its decisions of a kind in ``decisions`` with more than one legal action, it redraws
+    what its seat cannot see (``resample_hidden``, ``samples`` times), and for every legal action
+    plays it on a copy of each sampled state, lets GemJamRuleAgent play every seat (its own included)
+    until the current turn ends, and scores the position reached by its chance to win under the
+    win model (:func:`win_chances`, the exact result when the game ended). It takes the action with
+    the best mean score, the rule agent's own choice on ties (within ``margin``). Every action is
+    tried on the same sampled states (common random numbers). Other decisions: the rule agent's.
+
+    Like :class:`~gemenvs.agents.search.ISMCTSAgent` it needs the engine state
+    (``needs_state = True``; the match runner hands it over) and reads it only through
+    ``resample_hidden``, so it decides the same in every state its seat cannot tell apart.
+    """
+
+    name = "lookahead"
+    needs_state = True
+
+    def __init__(self, game, samples: int = 1, decisions=SEARCHED, weights=VALUE_WEIGHTS, margin: float = 1e-3,
+                 seed: int | None = None, spec=None, num_actions: int | None = None, action_spec=None):
+        if not hasattr(game, "resample_hidden") or getattr(game, "name", None) != "gemjam":
+            raise TypeError(f"GemJamLookaheadAgent searches the Gem Jam engine (env.unwrapped.game); "
+                            f"got {type(game).__name__}")
+        super().__init__(game.spec if spec is None else spec, game.num_actions if num_actions is None else num_actions,
+                         seed, game.action_spec if action_spec is None else action_spec, manifest=game.opts.manifest)
+        if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+            raise ValueError(f"samples must be an integer >= 1; got {samples!r}")
+        unknown = sorted(set(decisions) - set(DECISIONS))
+        if unknown:
+            raise ValueError(f"unknown decisions {unknown}; known: {', '.join(DECISIONS)}")
+        if len(weights) != len(VALUE_FEATURES):
+            raise ValueError(f"weights must give {len(VALUE_FEATURES)} numbers ({', '.join(VALUE_FEATURES)}); "
+                             f"got {len(weights)}")
+        self.game, self.samples, self.margin = game, int(samples), float(margin)
+        self.decisions = frozenset(decisions)
+        self.weights = np.asarray(weights, float)
+
+    @classmethod
+    def for_env(cls, env, seed: int | None = None, **kwargs) -> "GemJamLookaheadAgent":
+        """The agent for an environment: it searches ``env.unwrapped.game`` (kwargs: see the class)."""
+        return cls(env.unwrapped.game, seed=seed, **kwargs)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Not available: the lookahead decides from the engine state (:meth:`act_with_state`)."""
+        raise TypeError("GemJamLookaheadAgent needs the engine state: play it through gemenvs.agents.match (play_game, "
+                        "play_engine_game, decide), which call act_with_state for agents with needs_state = True")
+
+    def rule_act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """GemJamRuleAgent's choice (the rollout policy of every seat)."""
+        return GemJamRuleAgent.act(self, observation, action_mask)
+
+    def act_with_state(self, state, seat: int, observation: np.ndarray | None = None,
+                       action_mask: np.ndarray | None = None) -> int:
+        """A legal action of ``seat``, found on states redrawn from ``state`` by ``resample_hidden``."""
+        game = self.game
+        first = game.resample_hidden(state, seat, self.rng)
+        del state  # from here on, only what the seat's view allows
+        obs, mask = game.observe(first, seat), game.legal_mask(first, seat)
+        legal = legal_actions(mask)  # raises when the seat is not to act
+        choice = self.rule_act(obs, mask)
+        if legal.size == 1 or first.decision["why"] not in self.decisions:
+            return choice
+        samples = [first] + [game.resample_hidden(first, seat, self.rng) for _ in range(self.samples - 1)]
+        best, best_value = choice, self._value(samples, seat, choice) + self.margin
+        for a in legal:
+            a = int(a)
+            if a != choice:
+                v = self._value(samples, seat, a)
+                if v > best_value:
+                    best, best_value = a, v
+        return best
+
+    def _value(self, samples, seat: int, a: int) -> float:
+        """Mean chance to win of ``seat`` after action ``a`` and the rule agents' play to the end of the turn."""
+        game, total = self.game, 0.0
+        for sample in samples:
+            s = sample.copy()
+            turn = s.turn
+            game.apply_legal(s, seat, a)
+            steps = 0
+            while not s.over and s.turn == turn and steps < 2000:
+                p = s.decision["p"]
+                game.apply_legal(s, p, self.rule_act(game.observe(s, p), game.legal_mask(s, p)))
+                steps += 1
+            total += win_chances(s, game.cfg, self.weights)[seat]
+        return total / len(samples)
+
+
+def parse_name(name: str) -> dict:
+    """Keyword arguments of a lookahead agent's registry name: ``"lookahead"`` -> ``{}``, ``"lookahead:4"`` ->
+    ``{"samples": 4}`` (hidden states redrawn per decision); a ``ValueError`` says what is wrong with a bad one."""
+    prefix, sep, rest = name.partition(":") if isinstance(name, str) else (name, "", "")
+    if prefix != GemJamLookaheadAgent.name:
+        raise ValueError(f"{name!r} is not a {GemJamLookaheadAgent.name} agent name")
+    if not sep:
+        return {}
+    if not (rest.isdigit() and rest[0] != "0" and len(rest) <= 3):
+        raise ValueError(f"bad agent name {name!r}: after 'lookahead:' comes the number of hidden states sampled "
+                         f"per decision, 1 to 999 (e.g. lookahead:4); plain 'lookahead' samples one")
+    return {"samples": int(rest)}
+
+
+parse_member = parse_name  # the registry's name check for FAMILIES entries
+
+
+def make_lookahead(env, name: str, seed: int | None = None) -> GemJamLookaheadAgent:
+    """The lookahead agent named ``name`` (``lookahead`` or ``lookahead:SAMPLES``) for ``env`` (the registry's
+    builder)."""
+    agent = GemJamLookaheadAgent.for_env(env, seed=seed, **parse_name(name))
+    agent.name = name
+    return agent
+
+
+__all__ = ["GemJamLookaheadAgent", "GemJamRuleAgent", "SEARCHED", "VALUE_FEATURES", "VALUE_WEIGHTS",
+           "make_lookahead", "parse_member", "parse_name", "player_features", "win_chances"]

@@ -26,6 +26,9 @@ BASELINES: dict[str, dict[str, str]] = {
 #: module's parse_member(name) raises a ValueError for a bad name (check_agent_name calls it)
 FAMILIES: dict[str, dict[str, str]] = {
     "megagem": {"tuned_family": "gemenvs.agents.megagem_family:make_member"},
+    # the one-turn lookahead (lookahead or lookahead:SAMPLES) reads the engine state (needs_state): it plays
+    # where the match runner's decide() hands it over (evaluations, tournaments), not as a training opponent
+    "gemjam": {"lookahead": "gemenvs.agents.gemjam:make_lookahead"},
 }
 
 

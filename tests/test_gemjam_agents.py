@@ -1,6 +1,8 @@
-"""The Gem Jam rule-of-thumb baseline plays legal moves and beats random play."""
+"""The Gem Jam agents: the rule-of-thumb baseline plays legal moves and beats random play; the lookahead
+agent plays legal, deterministic games and decides only from what its seat can see."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from gemenvs import gemjam_v0
@@ -24,3 +26,61 @@ def test_rule_agent_beats_random_agents():
 def test_rule_agent_needs_the_specs():
     with pytest.raises(ValueError, match="needs the observation and action specs"):
         GemJamRuleAgent()
+
+
+# ---------------------------------------------------------------------------------- the lookahead agent
+
+def _lookahead_game(seed: int, agent_seed: int = 0):
+    """One engine game: the lookahead agent in seat seed % 3 against two rule agents; the final state."""
+    from gemenvs.agents.match import play_engine_game
+
+    env = gemjam_v0.env(num_players=3)
+    game = env.unwrapped.game
+    agents = [GemJamRuleAgent.for_env(env) for _ in range(3)]
+    agents[seed % 3] = make_agent("gemjam", "lookahead", env)
+    seeds = [agent_seed + i for i in range(3)]
+    return game, play_engine_game(game, agents, seed, agent_seeds=seeds)  # game.apply checks every action
+
+
+def test_lookahead_plays_legal_games_deterministically():
+    game, a = _lookahead_game(1)
+    assert game.is_over(a)
+    _, b = _lookahead_game(1)
+    assert a.log == b.log  # the same seed, the same decisions
+
+
+def test_lookahead_never_reads_hidden_information():
+    """Re-dealing what its seat cannot see (resample_hidden from its seat) never changes its decision."""
+    env = gemjam_v0.env(num_players=3)
+    game = env.unwrapped.game
+    rule = GemJamRuleAgent.for_env(env)
+    look = make_agent("gemjam", "lookahead", env)
+    redeal = np.random.default_rng(7)
+    state, checked = game.new_state(3), 0
+    while not game.is_over(state) and checked < 12:
+        p = game.to_act(state)[0]
+        obs, mask = game.observe(state, p), game.legal_mask(state, p)
+        searched = state.decision["why"] in ("play", "react", "place")
+        if np.count_nonzero(mask) > 1 and searched and len(state.log) % 3 == 0:
+            other = game.resample_hidden(state, p, redeal)
+            assert other.to_dict() != state.to_dict()
+            look.reset(seed=len(state.log))
+            a = look.act_with_state(state, p, obs, mask)
+            look.reset(seed=len(state.log))
+            assert look.act_with_state(other, p, obs, mask) == a
+            checked += 1
+        game.apply(state, p, rule.act(obs, mask))
+    assert checked >= 6
+
+
+def test_lookahead_names_and_errors():
+    from gemenvs.agents.gemjam import GemJamLookaheadAgent
+    from gemenvs.agents.registry import check_agent_name
+
+    env = gemjam_v0.env(num_players=3)
+    assert make_agent("gemjam", "lookahead:2", env).samples == 2
+    check_agent_name("gemjam", "lookahead:3")
+    with pytest.raises(ValueError, match="number of hidden states"):
+        check_agent_name("gemjam", "lookahead:0")
+    with pytest.raises(TypeError, match="needs the engine state"):
+        GemJamLookaheadAgent.for_env(env).act(np.zeros(env.unwrapped.game.spec.size, np.float32), np.ones(3, np.int8))

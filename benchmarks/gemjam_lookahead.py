@@ -1,0 +1,129 @@
+"""Is a one-turn lookahead stronger than GemJamRuleAgent? GemJamLookaheadAgent against two rule agents (issue 9).
+
+Each row plays ``--games`` 3-player games of its agent against two GemJamRuleAgents on the engine,
+seeds ``--seed`` .. ``--seed + games - 1`` (the same deals for every row: common random numbers), its
+seat rotated (game g puts it in seat g mod 3). A shared win counts 1/(number of winners). Printed: win
+rate with its 95% normal interval (chance is 1/3), mean margin (own completed sets minus the best
+other's) and the CPU seconds of the agent's own decisions per game (``time.thread_time``).
+
+    python benchmarks/gemjam_lookahead.py                                # rule, lookahead: 900 games each
+    python benchmarks/gemjam_lookahead.py --games 300 --rows lookahead:2
+    python benchmarks/gemjam_lookahead.py --fit 1500                     # refit the win model's weights
+
+``--fit N`` plays N games of three rule agents (seeds from 100000), keeps every player's
+:data:`~gemenvs.agents.gemjam.VALUE_FEATURES` at each turn start, fits the conditional-logit win model
+by maximum likelihood and prints the weights (what ``VALUE_WEIGHTS`` holds).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from gemenvs import gemjam_v0
+from gemenvs.agents.gemjam import VALUE_FEATURES, GemJamLookaheadAgent, GemJamRuleAgent, parse_name, player_features
+from gemenvs.agents.match import TimedAgent, play_engine_game
+
+#: extra rows: name -> keyword arguments of GemJamLookaheadAgent
+ROWS = {
+    "lookahead_play": {"decisions": ("play",)},
+    "lookahead_all": {"decisions": ("play", "react", "chaos_cube", "place", "double", "pay", "discard", "bottom",
+                                    "adjust", "counter_return", "receive_guardian", "eye_see", "lucky_draw",
+                                    "reanimate", "greedy_goblin", "basilisk")},
+}
+
+
+def make(env, row: str):
+    """The focal agent of a row: ``rule``, ``lookahead[:SAMPLES]`` or a name of :data:`ROWS`."""
+    if row == "rule":
+        return GemJamRuleAgent.for_env(env)
+    if row in ROWS:
+        return GemJamLookaheadAgent.for_env(env, **ROWS[row])
+    return GemJamLookaheadAgent.for_env(env, **parse_name(row))
+
+
+def play(env, row: str, games: int, seed: int) -> tuple[float, float, float, float]:
+    """Win rate, its 95% half-width, mean margin and CPU seconds per game of the row's agent."""
+    game = env.unwrapped.game
+    focal = TimedAgent(make(env, row))
+    others = [GemJamRuleAgent.for_env(env), GemJamRuleAgent.for_env(env)]
+    wins = margin = 0.0
+    for g in range(seed, seed + games):
+        p = g % 3
+        r = game.results(play_engine_game(game, others[:p] + [focal] + others[p:], g))
+        wins += (p in r.winners) / len(r.winners)
+        margin += r.scores[p] - max(s for q, s in enumerate(r.scores) if q != p)
+    w = wins / games
+    return w, 1.96 * (w * (1 - w) / games) ** 0.5, margin / games, focal.seconds / games
+
+
+def fit(env, games: int) -> np.ndarray:
+    """Weights of the conditional-logit win model fitted on ``games`` rule-agent games (see the module docstring)."""
+    from scipy.optimize import minimize
+
+    game = env.unwrapped.game
+    rule = GemJamRuleAgent.for_env(env)
+    X, Y = [], []
+    for g in range(100_000, 100_000 + games):
+        s = game.new_state(g)
+        turn, rows = s.turn, []
+        while not s.over:
+            p = s.decision["p"]
+            game.apply_legal(s, p, rule.act(game.observe(s, p), game.legal_mask(s, p)))
+            if not s.over and s.turn != turn:
+                turn = s.turn
+                rows.append([player_features(s, game.cfg, q) for q in range(s.n)])
+        y = np.zeros(s.n)
+        y[s.winners] = 1 / len(s.winners)
+        X += rows
+        Y += [y] * len(rows)
+    X, Y = np.asarray(X, float), np.asarray(Y)
+
+    def loss(w):
+        u = X @ w
+        u -= u.max(axis=1, keepdims=True)
+        logp = u - np.log(np.exp(u).sum(axis=1, keepdims=True))
+        grad = -np.einsum("gq,gqf->f", Y - np.exp(logp), X)
+        return -(Y * logp).sum() + 0.5e-3 * w @ w, grad + 1e-3 * w
+
+    w = minimize(loss, np.zeros(X.shape[2]), jac=True, method="L-BFGS-B").x
+    u = X @ w
+    hit = Y[np.arange(len(X)), u.argmax(axis=1)].sum() / len(X)
+    print(f"{len(X)} positions of {games} games; the model's favourite wins {hit:.1%}")
+    return w
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Play every requested row and print one line each (or fit the win model with ``--fit``)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=900, help="games per row (default 900)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the first game")
+    ap.add_argument("--rows", default="rule,lookahead",
+                    help="comma-separated: rule, lookahead, lookahead:SAMPLES, " + ", ".join(ROWS))
+    ap.add_argument("--fit", type=int, default=0, metavar="GAMES", help="fit the win model on GAMES rule-agent games")
+    args = ap.parse_args(argv)
+    env = gemjam_v0.env(num_players=3)
+    if args.fit:
+        w = fit(env, args.fit)
+        print("VALUE_WEIGHTS = (" + ", ".join(f"{x:.3f}" for x in w) + ")  # " + ", ".join(VALUE_FEATURES))
+        return
+    rows = args.rows.split(",")
+    for row in rows:
+        try:
+            make(env, row)
+        except ValueError as e:
+            ap.error(str(e))
+    if args.games <= 0:
+        ap.error("--games must be positive")
+    print(f"Gem Jam, 3 players: each agent against two GemJamRuleAgents, {args.games} games, seeds "
+          f"{args.seed}..{args.seed + args.games - 1}, its seat rotated (chance 33.3%)")
+    for row in rows:
+        t = time.perf_counter()
+        w, half, m, sec = play(env, row, args.games, args.seed)
+        print(f"{row:16s} win {w:6.1%} +-{half:.1%}  mean margin {m:+.2f}  {sec:.3f} CPU s/game of its decisions  "
+              f"{time.perf_counter() - t:.0f}s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
