@@ -22,7 +22,7 @@ import numpy as np
 from gemenvs.megagem.data import (
     AUCTION_COPIES, GEMS_PER_COLOUR, MISSIONS_IN_PLAY, NUM_AUCTION_KINDS, NUM_COLOURS, NUM_GEMS, NUM_MISSIONS,
 )
-from gemenvs.megagem.batched.rng import pcg64_seed, uint32_stream
+from gemenvs.megagem.batched.rng import PCG64Batch, pcg64_seed
 from gemenvs.megagem.data import CHART_NAMES
 from gemenvs.megagem.rules import Options
 
@@ -62,16 +62,27 @@ def _mask_of(bound: int) -> int:
 
 
 class _Stream:
-    """The ``next_uint32`` values of G generators, position by position, extended on demand."""
+    """The ``next_uint32`` values of G generators, position by position, generated on demand in
+    blocks into one buffer (grown, rarely, by doubling)."""
+
+    BLOCK = 16
 
     def __init__(self, seeds: np.ndarray, count: int):
-        self.values, self.state = uint32_stream(pcg64_seed(seeds), count)
+        self.gen = PCG64Batch(pcg64_seed(seeds))
+        self.values = np.empty((count + count % 2, len(seeds)), np.uint32)
+        self.filled = 0  # rows generated
 
     def ensure(self, count: int) -> np.ndarray:
-        """The values, at least ``count`` positions of them."""
-        if count > self.values.shape[0]:
-            more, self.state = uint32_stream(self.state, 2 * -(-(count - self.values.shape[0] + 8) // 2))
-            self.values = np.concatenate([self.values, more])
+        """The values, at least ``count`` positions of them generated."""
+        if count > self.filled:
+            want = self.filled + max(count - self.filled, self.BLOCK)
+            want += want % 2
+            if want > self.values.shape[0]:
+                grown = np.empty((max(want, 2 * self.values.shape[0]), self.values.shape[1]), np.uint32)
+                grown[:self.filled] = self.values[:self.filled]
+                self.values = grown
+            self.gen.fill(self.values[self.filled:want])
+            self.filled = want
         return self.values
 
 
@@ -95,12 +106,14 @@ def _shuffle(x: np.ndarray, swaps: np.ndarray) -> None:
     """Fisher-Yates in place on x (L, G), one sequence per column: for i from L-1 down to 1, swap
     rows i and swaps[k] (the k-th draw) of every column."""
     g = x.shape[1]
-    flat, base = x.reshape(-1), np.arange(g)
+    flat = x.reshape(-1)
+    at = swaps.astype(np.intp)  # (L - 1, G): the flat index of the swapped entry of each column
+    at *= g
+    at += np.arange(g)
     for k, i in enumerate(range(x.shape[0] - 1, 0, -1)):
-        at = swaps[k].astype(np.int64) * g + base
         xi = x[i].copy()
-        x[i] = flat.take(at)
-        flat.put(at, xi)
+        x[i] = flat.take(at[k], mode="clip")
+        flat[at[k]] = xi
 
 
 #: games dealt together (the arrays of a chunk stay in the processor's caches)
@@ -122,7 +135,7 @@ def _deal_chunk(opts: Options, seeds: np.ndarray) -> Deals:
     bounds = _interval_program(sizes)
     num = len(bounds)
     first = int(opts.value_chart == "random")
-    stream = _Stream(seeds, 2 * ((first + num * 4 // 3 + 9) // 2))  # about 1.25 values per draw are used
+    stream = _Stream(seeds, 2 * ((first + num * 7 // 4 + 9) // 2))  # about 1.25 values per draw are used (up to 1.7)
     pos = np.zeros(g, dtype=np.int64)
     if first:
         chart, pos = _lemire(stream, pos, 5)
@@ -135,25 +148,54 @@ def _deal_chunk(opts: Options, seeds: np.ndarray) -> Deals:
     # value under draw d's mask, keeps it and moves to draw d+1 when it is within the bound. Past
     # its last draw a game keeps "drawing" (mask 0, always accepted), so d - num counts the
     # positions it went past its end.
-    values = stream.values
-    pad = values.shape[0] + 64
-    masks = np.array([_mask_of(b) for b in bounds] + [0] * pad, dtype=np.uint32)
-    limits = np.array(bounds + [0] * pad, dtype=np.uint32)
-    swaps = np.zeros((num + pad, g), dtype=np.int16)
-    flat = swaps.reshape(-1)
-    base = np.arange(g, dtype=np.int64)
-    d = np.zeros(g, dtype=np.int64)
+    # (the draws are recorded position by position, row writes only: the value under the game's
+    # current mask and whether it was kept; each game's kept values are then gathered in draw
+    # order into rows 0, 1, 2, ... of ``swaps``: gathers are much cheaper than scatters in numpy)
+    cap = stream.values.shape[0] + 64
+    masks = np.array([_mask_of(b) for b in bounds] + [0] * (cap + 1), dtype=np.uint32)
+    limits = np.array(bounds + [0] * (cap + 1), dtype=np.uint32)
+    drawn = np.zeros((cap, g), dtype=np.uint8)   # drawn[t]: the masked value at position start + t
+    kept = np.zeros((cap, g), dtype=np.bool_)    # ... and whether it was within the bound
+    d = np.zeros(g, dtype=np.intp)
+    mask_d, limit_d = masks.take(d, mode="clip"), limits.take(d, mode="clip")
+    v = np.empty(g, np.uint32)
     t = start
+    values = stream.ensure(t + 1)
     while True:
-        values = stream.ensure(t + 1)
-        if t + 1 >= pad:  # (a game needing this many values: beyond any seed seen; grow the tables)
+        if t >= stream.filled:
+            values = stream.ensure(t + 1)
+        if t - start >= cap:  # (a game needing this many values: beyond any seed seen)
             return _deal_chunk_by_numpy(opts, seeds)
-        v = values[t] & masks.take(d)
-        flat.put(d * g + base, v)
-        d += v <= limits.take(d)
+        np.bitwise_and(values[t], mask_d, out=v)
+        row = t - start
+        np.copyto(drawn[row], v, casting="unsafe")
+        np.less_equal(v, limit_d, out=kept[row])
+        d += kept[row]
+        np.take(masks, d, out=mask_d, mode="clip")
+        np.take(limits, d, out=limit_d, mode="clip")
         t += 1
-        if t - start >= num and (t - start) % 4 == 0 and d.min() >= num:
+        if row + 1 >= num and (row + 1) % 4 == 0 and d.min() >= num:
             break
+    # each game's kept values in draw order: nxt[r] is the row of the game's first kept value at
+    # row r or later (filled from the last row back), followed draw by draw
+    rows = t - start
+    base = np.arange(g, dtype=np.intp)
+    nxt = np.empty((rows + 1, g), dtype=np.int16)
+    nxt[rows] = rows  # (never followed: every game keeps its last draws)
+    for r in range(rows - 1, -1, -1):
+        np.copyto(nxt[r], nxt[r + 1])
+        np.copyto(nxt[r], np.int16(r), where=kept[r])
+    nxt_flat, drawn_flat = nxt.reshape(-1), drawn.reshape(-1)
+    swaps = np.empty((num, g), dtype=np.uint8)
+    row_k, at = nxt[0].copy(), np.empty(g, dtype=np.intp)
+    for k in range(num):
+        np.copyto(at, row_k)
+        at *= g
+        at += base
+        np.take(drawn_flat, at, out=swaps[k], mode="clip")
+        if k + 1 < num:
+            at += g
+            np.take(nxt_flat, at, out=row_k, mode="clip")
     end = t - (d - num)  # the position after each game's last draw
     if late.any():
         return _deal_chunk_by_numpy(opts, seeds)

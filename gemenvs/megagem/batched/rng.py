@@ -116,14 +116,78 @@ def uint32_stream(state: tuple[np.ndarray, ...], count: int) -> tuple[np.ndarray
     position, and the generators' state after them: returns ((count, G) uint32, (hi, lo, inc_hi, inc_lo))."""
     if count % 2:
         raise ValueError("uint32_stream draws whole 64-bit outputs: count must be even")
-    hi, lo, inc_hi, inc_lo = state
-    out = np.empty((count, hi.shape[0]), dtype=np.uint32)
-    for k in range(0, count, 2):
-        hi, lo = _step(hi, lo, inc_hi, inc_lo)
-        x = _output(hi, lo)
-        out[k] = x                   # next_uint32 hands out the low half first (numpy keeps the high
-        out[k + 1] = x >> _S32       # half in has_uint32 / uinteger for the next call)
-    return out, (hi, lo, inc_hi, inc_lo)
+    gen = PCG64Batch(state)
+    out = np.empty((count, gen.hi.shape[0]), dtype=np.uint32)
+    gen.fill(out)
+    return out, gen.state
 
 
-__all__ = ["pcg64_seed", "seed_sequence_pool", "uint32_stream"]
+class PCG64Batch:
+    """G PCG64 generators stepped together in place: the same values as :func:`_step` and
+    :func:`_output`, with every intermediate in preallocated scratch arrays (a generator step is
+    about 25 numpy calls; new arrays for each would cost as much again)."""
+
+    def __init__(self, state: tuple[np.ndarray, ...]):
+        hi, lo, inc_hi, inc_lo = state
+        self.hi, self.lo = hi.astype(np.uint64, copy=True), lo.astype(np.uint64, copy=True)
+        self.inc_hi, self.inc_lo = inc_hi, inc_lo
+        self._scratch = np.empty((6, hi.shape[0]), np.uint64)
+        self._carry = np.empty(hi.shape[0], np.bool_)
+
+    @property
+    def state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(hi, lo, inc_hi, inc_lo), copies."""
+        return self.hi.copy(), self.lo.copy(), self.inc_hi, self.inc_lo
+
+    def fill(self, out: np.ndarray) -> None:
+        """Write the next ``len(out)`` (even) ``next_uint32`` values of every generator into ``out`` (rows, G)."""
+        if len(out) % 2:
+            raise ValueError("PCG64Batch.fill draws whole 64-bit outputs: an even number of rows")
+        hi, lo, inc_hi, inc_lo, carry = self.hi, self.lo, self.inc_hi, self.inc_lo, self._carry
+        a0, a1, p01, p10, t, x = self._scratch
+        rsh, lsh, band, mul = np.right_shift, np.left_shift, np.bitwise_and, np.multiply
+        for k in range(0, len(out), 2):
+            # state = state * multiplier + inc (mod 2**128); the high half of lo * multiplier_low from 32-bit halves
+            band(lo, _M32, out=a0)
+            rsh(lo, _S32, out=a1)
+            mul(a0, _MUL_LO0, out=t)
+            rsh(t, _S32, out=t)            # mid = (p00 >> 32) + (p01 & M32) + (p10 & M32)
+            mul(a0, _MUL_LO1, out=p01)
+            mul(a1, _MUL_LO0, out=p10)
+            band(p01, _M32, out=a0)
+            t += a0
+            band(p10, _M32, out=a0)
+            t += a0
+            rsh(t, _S32, out=t)
+            rsh(p01, _S32, out=p01)
+            rsh(p10, _S32, out=p10)
+            mul(a1, _MUL_LO1, out=a1)      # p11
+            a1 += p01
+            a1 += p10
+            a1 += t                        # the high half of lo * multiplier_low
+            mul(hi, _MUL_LO, out=hi)
+            hi += a1
+            mul(lo, _MUL_HI, out=t)
+            hi += t
+            mul(lo, _MUL_LO, out=lo)
+            lo += inc_lo
+            hi += inc_hi
+            np.less(lo, inc_lo, out=carry)
+            hi += carry
+            # XSL-RR output: rotate-right(high ^ low, high >> 58)
+            np.bitwise_xor(hi, lo, out=x)
+            rsh(hi, _ROT, out=a0)
+            rsh(x, a0, out=a1)
+            np.subtract(_64, a0, out=a0)
+            a0 &= _63
+            lsh(x, a0, out=x)
+            x |= a1
+            np.copyto(out[k], x, casting="unsafe")  # next_uint32: the low half first, then the high half
+            rsh(x, _S32, out=x)
+            np.copyto(out[k + 1], x, casting="unsafe")
+
+
+_ROT, _64, _63 = np.uint64(58), np.uint64(64), np.uint64(63)
+
+
+__all__ = ["PCG64Batch", "pcg64_seed", "seed_sequence_pool", "uint32_stream"]
