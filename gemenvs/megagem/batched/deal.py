@@ -183,8 +183,9 @@ def _deal_chunk(opts: Options, seeds: np.ndarray) -> Deals:
     nxt = np.empty((rows + 1, g), dtype=np.int16)
     nxt[rows] = rows  # (never followed: every game keeps its last draws)
     for r in range(rows - 1, -1, -1):
-        np.copyto(nxt[r], nxt[r + 1])
-        np.copyto(nxt[r], np.int16(r), where=kept[r])
+        np.subtract(np.int16(r), nxt[r + 1], out=nxt[r])  # nxt[r] = r if kept[r] else nxt[r + 1]
+        nxt[r] *= kept[r]
+        nxt[r] += nxt[r + 1]
     nxt_flat, drawn_flat = nxt.reshape(-1), drawn.reshape(-1)
     swaps = np.empty((num, g), dtype=np.uint8)
     row_k, at = nxt[0].copy(), np.empty(g, dtype=np.intp)
