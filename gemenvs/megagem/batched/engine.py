@@ -763,17 +763,21 @@ class BatchedMegaGem:
         single colour reveals it while its hand lasts, so the whole run is computed at once over
         the rounds ahead (arrays (K rounds, m games)), and the state is set to where it stops.
         """
-        m, n, fs, seat = len(idx), self.num_players, self._for_sale, self._seat
+        m, n, fs = len(idx), self.num_players, self._for_sale
         kn, i = self._ahead, self._ahead_i     # K rounds ahead (whole turns around the table), (K, 1)
         j = np.arange(m)
-        r0 = self.round[idx].astype(np.intp)   # the first forced round (already started)
+        # the games' state, one block at a time (each block is written back whole at the end)
+        u8, i8, s16, codes = self._u8[:, idx], self._i8[:, idx], self._seat16[:, :, idx], self._codes[:, :, idx]
+        invested = self.debts[1][:, idx]
+        hands0, coll0, tie_place = codes[0], codes[1], s16[1]
+        r0 = u8[_ROUND].astype(np.intp)        # the first forced round (already started)
         # the cards of this round and the next ones (past the deck: anything; the run stops before,
         # as the deck's Treasure cards sell every gem)
-        cards = self._rows_flat.take(self._auction_base[idx] + r0 + i, mode="clip")
+        cards = self._rows_flat.take(self._auction_base.take(idx) + r0 + i, mode="clip")
         loan = T.IS_LOAN.take(cards)
         gems = T.TREASURE_GEMS.take(cards)
         sold = np.empty((kn + 1, m), np.int16)  # gems sold before each round ahead (row k) and after it (k + 1)
-        sold[0] = self.sold[idx]
+        sold[0] = u8[_SOLD]
         sold[1:] = gems
         np.cumsum(sold, axis=0, out=sold)
         np.minimum(sold, np.int16(fs), out=sold)
@@ -782,11 +786,10 @@ class BatchedMegaGem:
         if self._treasure_only:
             req &= gems > 0
         if self._queue:                        # the winner of each round: in turn, from the front of the queue
-            w = np.argsort(self.tie_place[:, idx], axis=0).reshape(-1).take(self._ahead_turn * m + j)
+            w = np.argsort(tie_place, axis=0).reshape(-1).take(self._ahead_turn * m + j)
         else:                                  # ... from the seat left of the last winner
-            w = self._cycle.take(self.last_winner[idx] + i)
+            w = self._cycle.take(i8[_LAST_WINNER] + i, mode="wrap")
         at_w = w * m + j                       # (index of the winner's entry in (n, m) arrays)
-        hands0 = self.hands[:, idx]
         hand_w = hands0.reshape(-1).take(at_w)  # the winner's hand as the run starts
         single_w = T.SINGLE.take(hand_w)
         # (this and earlier rounds of the same winner that asked for a reveal: its hand is not empty yet)
@@ -808,47 +811,52 @@ class BatchedMegaGem:
         revealed &= i < s
         # the winners' gains. The winners take turns: the seat in place t of the tie order as the run
         # starts wins rounds t, t + n, ..., so a seat's sums over its rounds are sums over turns.
-        at_place = self.tie_place[:, idx] * m + j  # (seat q's entry in (place, m) arrays)
-        prefix = self._prefix_flat.take(self._prefix_base[idx] + sold)
+        at_place = tie_place * m + j           # (seat q's entry in (place, m) arrays)
+        prefix = self._prefix_flat.take(self._prefix_base.take(idx) + sold)
         gain = prefix[1:] - prefix[:-1]
         gain *= auctioned
         gained = np.cumsum(gain.reshape(kn // n, n, m), axis=0, dtype=np.uint16)  # (turn, place, m) so far
-        coll0 = self.collections[:, idx]
-        self.collections[:, idx] = coll0 + gained[-1].reshape(-1).take(at_place)
-        invest = T.INVEST_AMOUNT.take(cards) * auctioned
-        if invest.any():
-            self.debts[1][:, idx] += invest.reshape(kn // n, n, m).sum(axis=0, dtype=np.uint8).reshape(-1).take(at_place)
-        reveals = revealed.reshape(kn // n, n, m).sum(axis=0, dtype=np.uint16).reshape(-1).take(at_place)
-        revealed_codes = reveals * T.POW.take(T.SINGLE.take(hands0))  # (n, m) (POW[-1] = 0: several colours)
-        self.hands[:, idx] = hands0 - revealed_codes
-        self.display[:, idx] += self._counts_t.take(revealed_codes.sum(axis=0, dtype=np.uint16), axis=1)
         # Clarification 8, round by round: the winner claims the open missions its Collection meets.
         met = self._met.take(coll0.reshape(-1).take(at_w) + gained.reshape(kn, m))
+        coll0 += gained[-1].reshape(-1).take(at_place)
+        invest = T.INVEST_AMOUNT.take(cards) * auctioned
+        invested += invest.reshape(kn // n, n, m).sum(axis=0, dtype=np.uint8).reshape(-1).take(at_place)
+        reveals = revealed.reshape(kn // n, n, m).sum(axis=0, dtype=np.uint16).reshape(-1).take(at_place)
+        revealed_codes = reveals * T.POW.take(T.SINGLE.take(hands0))  # (n, m) (POW[-1] = 0: several colours)
+        hands0 -= revealed_codes
+        u8[_DISPLAY:_DISPLAY + NUM_COLOURS] += self._counts_t.take(revealed_codes.sum(axis=0, dtype=np.uint16), axis=1)
         met *= finished
-        met = (met >> self.missions[:, idx].astype(np.uint32)[:, None, :]) & np.uint32(1)  # (4 missions, K, m)
-        if met.any():
-            owner = self.mission_owner[:, idx]
-            claim = (owner < 0) & met.any(axis=1)
-            first = met.argmax(axis=1)         # the round each is claimed in
-            self.mission_owner[:, idx] = np.where(claim, w.reshape(-1).take(first * m + j), owner)
+        met = (met >> u8[_MISSIONS:_MISSIONS + MISSIONS_IN_PLAY].astype(np.uint32)[:, None, :]) & np.uint32(1)
+        owner = i8[_OWNER:_OWNER + MISSIONS_IN_PLAY]  # (4 missions, m)
+        claim = met.any(axis=1)
+        claim &= owner < 0
+        first = met.argmax(axis=1)             # the round each is claimed in
+        np.copyto(owner, w.reshape(-1).take(first * m + j), where=claim, casting="unsafe")
         # where the run stops
         last = w.reshape(-1).take((played - 1) * m + j)
-        self.last_winner[idx] = last
+        i8[_LAST_WINNER] = last
         if self._queue:
-            self.tie_place[:, idx] = (self.tie_place[:, idx] - played) % n
+            tie_place -= played
+            tie_place %= n
         else:
-            self.tie_place[:, idx] = self._place_after.take(last, axis=1)
-        self.last_bids[:, idx] = 0
-        self.winner[idx] = np.where(choice_s, w.reshape(-1).take(at_s), -1)
-        self.phase[idx] = choice_s             # (REVEAL = 1, BID = 0)
-        self.sold[idx] = sold.reshape(-1).take(played * m + j)
+            np.take(self._place_after, last, axis=1, out=tie_place, mode="wrap")
+        s16[2] = 0                             # last bids
+        i8[_WINNER] = np.where(choice_s, w.reshape(-1).take(at_s), -1)
+        u8[_PHASE] = choice_s                  # (REVEAL = 1, BID = 0)
+        u8[_SOLD] = sold.reshape(-1).take(played * m + j)
         before_s = sold.reshape(-1).take(at_s)
-        self.turned[idx] = np.minimum(before_s + np.int16(2) + end_s * np.int16(fs), fs)
-        self.round[idx] = r0 + s
-        self.card[idx] = cards.reshape(-1).take(at_s)
+        u8[_TURNED] = np.minimum(before_s + np.int16(2) + end_s * np.int16(fs), fs)
+        u8[_ROUND] = r0 + s
+        i8[_CARD] = cards.reshape(-1).take(at_s)
         turned_up = i <= s
         turned_up &= self._ahead_later
-        self.deck_left[:, idx] -= ((cards == self._kinds[:, :, None]) & turned_up).sum(axis=1, dtype=np.uint8)
+        u8[_DECK_LEFT:_DECK_LEFT + NUM_AUCTION_KINDS] -= (
+            (cards == self._kinds[:, :, None]) & turned_up).sum(axis=1, dtype=np.uint8)
+        self._u8[:, idx] = u8
+        self._i8[:, idx] = i8
+        self._seat16[:, :, idx] = s16
+        self._codes[:, :, idx] = codes
+        self.debts[1][:, idx] = invested
         ended[idx[end_s]] = True
         if self.record:
             ii, jj = np.nonzero(auctioned)
