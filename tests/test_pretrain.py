@@ -50,6 +50,27 @@ def test_demonstrations_are_the_teachers_legal_choices_with_discounted_returns()
             assert np.allclose(data.returns[mine], expected)
 
 
+def test_a_teacher_that_reads_the_state_is_handed_it():
+    """Gem Jam's lookahead teacher (needs_state) decides from the engine state, as in matches: the rows are its
+    own choices (agents rebuilt with the same seeds replay them exactly), and some differ from the rule agent's."""
+    from gemenvs.agents.match import decide
+
+    seed = 3
+    data = collect(GEMJAM, {"num_players": 3}, "lookahead", games=1, seed=seed)
+    env = make_aec_env(GEMJAM, num_players=3)
+    game = env.unwrapped.game
+    teachers = [make_agent("gemjam", "lookahead", env, seed=seed * 1009 + i) for i in range(3)]
+    rule = make_agent("gemjam", "rule", env)
+    state, differ = game.new_state(seed), 0
+    for o, m, a in zip(data.obs, data.masks, data.actions):
+        p = game.to_act(state)[0]
+        assert np.array_equal(game.observe(state, p), o)
+        assert decide(teachers[p], state, p, game.observe(state, p), game.legal_mask(state, p)) == a
+        differ += rule.act(o, m.astype(np.int8)) != a
+        game.apply(state, p, int(a))
+    assert game.is_over(state) and differ > 0
+
+
 def test_cloning_makes_the_policy_follow_the_teacher(tmp_path):
     cfg = load_config(CONFIGS / "gemjam" / "selfplay.yaml",
                       ["n_envs=1", "ppo.net_arch=[64]", f"run_root={tmp_path}"])

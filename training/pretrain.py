@@ -15,7 +15,9 @@ only has to find what the teacher does wrong. Two steps, both before ``model.lea
    first PPO updates are not driven by an untrained value function), with Adam over shuffled
    minibatches. It reports the actor's agreement with the teacher on a held-out tenth of the games.
 
-The teacher is any opponent spec the pool takes (a baseline name of the game, or a saved policy).
+The teacher is any opponent spec the pool takes (a baseline name of the game, or a saved policy), or an
+agent that reads the engine state (``needs_state``, e.g. Gem Jam's ``lookahead``): it is handed the
+state of the game in progress, as in matches (:func:`gemenvs.agents.match.decide`).
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from gemenvs.agents.match import decide
 from gemenvs.core.rewards import terminal_rewards
 from gemenvs.wrappers.single_agent import build_opponent, make_aec_env
 
@@ -76,7 +79,7 @@ def _play_games(env_id: str, options: dict, teacher: str, reward: str, gamma: fl
         while not game.is_over(state):
             p = game.to_act(state)[0]
             o, m = game.observe(state, p), game.legal_mask(state, p)
-            a = agents[p].act(o, m)
+            a = decide(agents[p], state, p, o, m)  # (a search teacher, needs_state, is handed the state)
             if learner is None or p == learner:
                 obs.append(o)
                 masks.append(m.astype(bool))
