@@ -95,7 +95,7 @@ def _lemire(stream: _Stream, pos: np.ndarray, k: int) -> tuple[np.ndarray, np.nd
     pos += 1
     redo = (m & np.uint64(0xFFFFFFFF)) < threshold
     while redo.any():  # probability about k / 2**32 per game
-        idx = np.flatnonzero(redo)
+        idx = redo.nonzero()[0]
         m[idx] = stream.ensure(int(pos.max()) + 1)[pos[idx], idx].astype(np.uint64) * np.uint64(k)
         pos[idx] += 1
         redo = (m & np.uint64(0xFFFFFFFF)) < threshold
@@ -171,10 +171,10 @@ def _deal_chunk(opts: Options, seeds: np.ndarray) -> Deals:
         np.copyto(drawn[row], v, casting="unsafe")
         np.less_equal(v, limit_d, out=kept[row])
         d += kept[row]
-        np.take(masks, d, out=mask_d, mode="clip")
-        np.take(limits, d, out=limit_d, mode="clip")
+        masks.take(d, out=mask_d, mode="clip")
+        limits.take(d, out=limit_d, mode="clip")
         t += 1
-        if row + 1 >= num and (row + 1) % 4 == 0 and d.min() >= num:
+        if row + 1 >= num and (row + 1) % 4 == 0 and np.minimum.reduce(d) >= num:
             break
     # each game's kept values in draw order: nxt[r] is the row of the game's first kept value at
     # row r or later (filled from the last row back), followed draw by draw
@@ -193,10 +193,10 @@ def _deal_chunk(opts: Options, seeds: np.ndarray) -> Deals:
         np.copyto(at, row_k)
         at *= g
         at += base
-        np.take(drawn_flat, at, out=swaps[k], mode="clip")
+        drawn_flat.take(at, out=swaps[k], mode="clip")
         if k + 1 < num:
             at += g
-            np.take(nxt_flat, at, out=row_k, mode="clip")
+            nxt_flat.take(at, out=row_k, mode="clip")
     end = t - (d - num)  # the position after each game's last draw
     if late.any():
         return _deal_chunk_by_numpy(opts, seeds)

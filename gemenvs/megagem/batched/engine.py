@@ -161,7 +161,7 @@ class _DealPool:
     def take(self, slots: np.ndarray, episodes: np.ndarray, playing: np.ndarray) -> _Openings:
         """The openings of (slot, episode) pairs, about to be played; ``playing`` (B,) is the episode
         every slot plays once they are dealt."""
-        if (episodes >= self.held_to.take(slots)).any():
+        if np.logical_or.reduce(episodes >= self.held_to.take(slots)):
             next_needed = playing.astype(np.int64) + 1  # each slot's next unplayed episode
             next_needed[slots] -= 1
             self._refill(next_needed)
@@ -438,7 +438,7 @@ class BatchedMegaGem:
 
     def reset_finished(self) -> np.ndarray:
         """Deal the next episode into every game that is over (``auto_reset=False``); return their indices."""
-        idx = np.flatnonzero(self.phase == OVER)
+        idx = (self.phase == OVER).nonzero()[0]
         if idx.size:
             self._next_episode(idx)
             self._refresh()
@@ -472,7 +472,7 @@ class BatchedMegaGem:
         self._bidders = self._bidding & (self._limit > 0)  # (n, B): a limit of 0 was bid for (forced)
         choice = (self._limit + np.int16(1)) * self._bidders  # each seat's mask row (see _allocate_outputs)
         self._winner_revealing = None
-        if self._revealing.any():
+        if np.logical_or.reduce(self._revealing, axis=None):
             self._winner_revealing = rw = (self._seat == self.winner) & self._revealing
             choice += rw * (self._held_bits.take(self.hands) + np.int16(self._reveal_row))
         self._choice = choice.astype(np.intp)
@@ -494,7 +494,7 @@ class BatchedMegaGem:
 
         A read-only view of the engine's buffer, rewritten by the next call: copy it to keep it.
         """
-        np.take(self._mask_table, self._choice.T, axis=0, out=self._mask, mode="clip")
+        self._mask_table.take(self._choice.T, axis=0, out=self._mask, mode="clip")
         return self._mask_view
 
     def observations(self) -> np.ndarray:
@@ -504,43 +504,43 @@ class BatchedMegaGem:
         """
         obs, o, L, n, B = self._obs, self._off, self._layout, self.num_players, self.num_games
         s = self._source_t[:, :B]
-        if self._fresh.any():
-            self._write_game_constants(np.flatnonzero(self._fresh), s)
-        np.take(self._phase_obs_t, self.phase, axis=1, out=s[0:2], mode="clip")
+        if np.logical_or.reduce(self._fresh):
+            self._write_game_constants(self._fresh.nonzero()[0], s)
+        self._phase_obs_t.take(self.phase, axis=1, out=s[0:2], mode="clip")
         h = L["head"]  # gem_value, round, auction_card, auction_deck_left, gem_row, gem_deck_left, display
-        np.take(T.GEM_VALUE_OBS, self.display + self.chart * np.uint8(7), out=s[h:h + 5], mode="clip")
-        np.take(T.ROUND_OBS, self.round, out=s[h + 5], mode="clip")
-        np.take(self._card_obs_t, self.card, axis=1, out=s[h + 6:h + 12], mode="wrap")
-        np.take(T.DECK_KIND_OBS, self.deck_left, out=s[h + 12:h + 18], mode="clip")
+        T.GEM_VALUE_OBS.take(self.display + self.chart * np.uint8(7), out=s[h:h + 5], mode="clip")
+        T.ROUND_OBS.take(self.round, out=s[h + 5], mode="clip")
+        self._card_obs_t.take(self.card, axis=1, out=s[h + 6:h + 12], mode="wrap")
+        T.DECK_KIND_OBS.take(self.deck_left, out=s[h + 12:h + 18], mode="clip")
         at = self.sold + self._row_slots  # (2, B): the two gem-row slots
         row = np.where(at < self.turned, self._rows_flat.take(self._gems_base + at), _NO_GEM)
-        np.take(self._colour_obs_t, row, axis=1, out=s[h + 18:h + 28].reshape(2, 5, B).transpose(1, 0, 2), mode="clip")
-        np.take(self._gem_deck_obs, self.turned, out=s[h + 28], mode="clip")
-        np.take(T.DISPLAY_OBS, self.display, out=s[h + 29:h + 34], mode="clip")
+        self._colour_obs_t.take(row, axis=1, out=s[h + 18:h + 28].reshape(2, 5, B).transpose(1, 0, 2), mode="clip")
+        self._gem_deck_obs.take(self.turned, out=s[h + 28], mode="clip")
+        T.DISPLAY_OBS.take(self.display, out=s[h + 29:h + 34], mode="clip")
         at = L["hand"]
-        np.take(self._hand_obs_t, self.hands, axis=1, out=s[at:at + 5 * n].reshape(5, n, B), mode="clip")
+        self._hand_obs_t.take(self.hands, axis=1, out=s[at:at + 5 * n].reshape(5, n, B), mode="clip")
         at = L["bid_limit"]
-        np.take(T.COIN_OBS, self._limit * self._bidding, out=s[at:at + n], mode="clip")
+        T.COIN_OBS.take(self._limit * self._bidding, out=s[at:at + n], mode="clip")
         at = L["players"]
-        np.take(T.HAND_SIZE_OBS, self.hands, out=s[at:at + n], mode="clip")
-        np.take(T.COIN_OBS, self.coins, out=s[at + n:at + 2 * n], mode="clip")
+        T.HAND_SIZE_OBS.take(self.hands, out=s[at:at + n], mode="clip")
+        T.COIN_OBS.take(self.coins, out=s[at + n:at + 2 * n], mode="clip")
         debts = self.debts
-        np.take(T.LOAN_OBS, debts[0], out=s[at + 2 * n:at + 3 * n], mode="clip")
-        np.take(T.INVEST_OBS, debts[1], out=s[at + 3 * n:at + 4 * n], mode="clip")
-        np.take(T.COIN_OBS, debts[2], out=s[at + 4 * n:at + 5 * n], mode="clip")
+        T.LOAN_OBS.take(debts[0], out=s[at + 2 * n:at + 3 * n], mode="clip")
+        T.INVEST_OBS.take(debts[1], out=s[at + 3 * n:at + 4 * n], mode="clip")
+        T.COIN_OBS.take(debts[2], out=s[at + 4 * n:at + 5 * n], mode="clip")
         at = L["collection"]
-        np.take(self._collection_obs_t, self.collections, axis=1, out=s[at:at + 5 * n].reshape(5, n, B), mode="clip")
+        self._collection_obs_t.take(self.collections, axis=1, out=s[at:at + 5 * n].reshape(5, n, B), mode="clip")
         at = L["owner"]
-        np.take(self._owner_obs, self.mission_owner + np.int8(1), axis=1,
+        self._owner_obs.take(self.mission_owner + np.int8(1), axis=1,
                 out=s[at:at + (n + 1) * MISSIONS_IN_PLAY].reshape(n + 1, MISSIONS_IN_PLAY, B), mode="clip")
         at = L["last"]
         if self.opts.public_bids:
-            np.take(T.COIN_OBS, self.last_bids, out=s[at:at + n], mode="clip")
+            T.COIN_OBS.take(self.last_bids, out=s[at:at + n], mode="clip")
         if self._queue:
-            np.take(self._owner_obs[1:], self.last_winner + np.int8(1), axis=1, out=s[at + n:at + 2 * n], mode="clip")
-            np.take(self._tie_rank_obs, self.tie_place, out=s[at + 2 * n:at + 3 * n], mode="clip")
+            self._owner_obs[1:].take(self.last_winner + np.int8(1), axis=1, out=s[at + n:at + 2 * n], mode="clip")
+            self._tie_rank_obs.take(self.tie_place, out=s[at + 2 * n:at + 3 * n], mode="clip")
         else:  # last_winner, tie_rank, tie_random (adjacent rows) by the last winner
-            np.take(self._last_winner_obs, self.last_winner, axis=1, out=s[at + n:at + 3 * n + 1], mode="wrap")
+            self._last_winner_obs.take(self.last_winner, axis=1, out=s[at + n:at + 3 * n + 1], mode="wrap")
         # every seat's slots: the public head, transposed once and copied to every seat; the
         # seat-relative rows, gathered whole (seat-major) and transposed into place, a block of
         # games at a time (so that the rows gathered stay in cache while they are copied)
@@ -549,7 +549,7 @@ class BatchedMegaGem:
         for c0 in range(0, B, C):
             c1 = min(B, c0 + C)
             obs[c0:c1, :, 0:o["own_hand"]] = head[c0:c1, None, :]
-            rows = np.take(self._source_t[:, c0:c0 + C + 8], self._seat_index, axis=0, out=self._seat_rows, mode="clip")
+            rows = self._source_t[:, c0:c0 + C + 8].take(self._seat_index, axis=0, out=self._seat_rows, mode="clip")
             rows = rows[:, :, :c1 - c0].transpose(2, 0, 1)  # (games, n, per-seat slots)
             obs[c0:c1, :, o["own_hand"]:o["mission"]] = rows[:, :, :w]
             obs[c0:c1, :, o["mission_owner"]:] = rows[:, :, w:]
@@ -595,15 +595,15 @@ class BatchedMegaGem:
         if self.check:
             self._check(a, at)
         if self._winner_revealing is not None:  # the colour the revealing winner chose
-            colour = (at * self._winner_revealing).sum(axis=0, dtype=np.uint8)  # (reveal_start + colour)
+            colour = np.add.reduce(at * self._winner_revealing, axis=0, dtype=np.uint8)  # (reveal_start + colour)
         else:
             colour = None
         ended, all_forced = self._play(at, colour)
-        if all_forced.any():
-            self._play_forced_rounds(np.flatnonzero(all_forced), ended)
+        if np.logical_or.reduce(all_forced):
+            self._play_forced_rounds(all_forced.nonzero()[0], ended)
         result = self._end_games(ended)
-        if self.auto_reset and result.done.any():
-            self._next_episode(np.flatnonzero(result.done))
+        if self.auto_reset and np.logical_or.reduce(result.done):
+            self._next_episode(result.done.nonzero()[0])
         self._refresh()
         return result
 
@@ -613,7 +613,7 @@ class BatchedMegaGem:
         low = at & (_ROW_WIDTH - 1)
         legal = self._mask_table_flat.take(self._choice_at + low)  # (the mask entry of the action)
         legal &= low == at
-        if not (legal < self._choosers).any():
+        if not np.logical_or.reduce(legal < self._choosers, axis=None):
             return
         bad = self._choosers & ~legal
         b, p = (int(x) for x in np.argwhere(bad.T)[0])
@@ -647,17 +647,17 @@ class BatchedMegaGem:
         card = self._card
         bids = at.astype(np.int16) * self._bidders  # a seat with a bid limit of 0 bids 0 (forced)
         # Step 2: the highest bid wins; among tied bidders, the earliest place in the tie order.
-        top = bids.max(axis=0)
+        top = np.maximum.reduce(bids, axis=0)
         if self._queue:  # (bid * 8 - place is distinct for every seat: exactly one seat has the largest)
             key = bids * np.int16(8) - self.tie_place
-            w = (self._seat8 * (key == key.max(axis=0))).sum(axis=0, dtype=np.int8)
+            w = np.add.reduce(self._seat8 * (key == np.maximum.reduce(key, axis=0)), axis=0, dtype=np.int8)
         else:  # the tie order starts left of the last winner; clarification 4: in the first auction a
             # tied bidder is drawn (the draws were made at the deal): ``_win`` by last winner, draws, ties
             at = self.last_winner.astype(np.intp)
             at <<= 8
             at += self.tie_picks
             at <<= n
-            at += ((bids == top) * self._seat_bits).sum(axis=0, dtype=np.intp)
+            at += np.add.reduce((bids == top) * self._seat_bits, axis=0, dtype=np.intp)
             w = self._win.take(at)
         w = np.where(g, w, self.winner)  # (revealing games keep theirs)
         is_w = self._seat8 == w
@@ -676,7 +676,7 @@ class BatchedMegaGem:
         self.debts += won * debts[:, None, :]
         if self._queue:  # the winner goes to the back of the queue
             place = self.tie_place
-            moved = place - (place > (place * is_w).sum(axis=0, dtype=np.int16))
+            moved = place - (place > np.add.reduce(place * is_w, axis=0, dtype=np.int16))
             moved += is_w * (np.int16(n - 1) - moved)
             np.copyto(place, moved, where=g)
         self.last_bids *= ~g
@@ -685,11 +685,11 @@ class BatchedMegaGem:
         lw = self.last_winner
         lw += (w - lw) * g
         if not self._queue:  # the tie order starts left of the last winner: seat q's place is (q - w - 1) % n
-            np.take(self._place_after, lw, axis=1, out=self.tie_place, mode="wrap")
+            self._place_after.take(lw, axis=1, out=self.tie_place, mode="wrap")
         # Step 3: the winner reveals a gem, unless its hand is empty (or, with reveal_after=
         # "treasure_only", the card is not a Treasure); none in the round that sells the last gem:
         # every hand is revealed at the end anyway. A one-colour hand reveals it (forced).
-        hand_w = (self.hands * is_w).sum(axis=0, dtype=np.uint16)
+        hand_w = np.add.reduce(self.hands * is_w, axis=0, dtype=np.uint16)
         live = sold < fs
         live &= g
         if self._treasure_only:
@@ -703,11 +703,11 @@ class BatchedMegaGem:
             c += colour
         self.phase |= choice  # (BID = 0 -> REVEAL = 1)
         if self.record:
-            idx = np.flatnonzero(g)
+            idx = g.nonzero()[0]
             r = self.round[idx].astype(np.int64) - 1
             self.rec_bids[idx, r] = bids[:, idx].T
             self.rec_winner[idx, r] = w[idx]
-            self.rec_forced[idx, r] = ((self._limit[:, idx] == 0) * self._forced_bits).sum(axis=0, dtype=np.uint8)
+            self.rec_forced[idx, r] = np.add.reduce((self._limit[:, idx] == 0) * self._forced_bits, axis=0, dtype=np.uint8)
             forced = live & (c < _NO_GEM)
             self._record_reveals(self._revealing | forced, c, forced)
         self.hands -= is_w * T.POW.take(c)
@@ -717,7 +717,7 @@ class BatchedMegaGem:
         return self._finish_rounds(finishing, w, is_w)
 
     def _record_reveals(self, reveal: np.ndarray, c: np.ndarray, forced: np.ndarray) -> None:
-        idx = np.flatnonzero(reveal)
+        idx = reveal.nonzero()[0]
         r = self.round[idx].astype(np.int64) - 1
         self.rec_reveal[idx, r] = c[idx]
         self.rec_forced[idx, r] |= forced[idx].astype(np.uint8) * np.uint8(_REVEAL_FORCED_BIT)
@@ -730,11 +730,12 @@ class BatchedMegaGem:
         # Clarification 8: open missions go to the first player clockwise from the winner whose
         # Collection meets them. Only the winner's Collection changed this round, and every other
         # player's was checked after every earlier round, so only the winner can claim.
-        bits = self._met.take((self.collections * is_w).sum(axis=0, dtype=np.uint16))
+        bits = self._met.take(np.add.reduce(self.collections * is_w, axis=0, dtype=np.uint16))
         claim = (bits >> self.missions) & np.uint32(1)
-        claim &= self.mission_owner < 0
         claim &= g
-        np.copyto(self.mission_owner, w, where=claim.astype(np.bool_))  # (-1 -> w)
+        claim = claim.astype(np.bool_)
+        claim &= self.mission_owner < 0
+        self.mission_owner += claim * (w - self.mission_owner)  # (-1 -> w)
         self.winner |= -g.view(np.int8)  # (-> -1)
         turned = self.turned  # refill the row
         turned += (np.minimum(self.sold + np.uint8(2), np.uint8(fs)) - turned) * g
@@ -746,7 +747,7 @@ class BatchedMegaGem:
         self.card += (card.view(np.int8) - self.card) * starting
         self.deck_left -= (self._kinds8 == card) & starting
         self.phase *= ~starting  # (-> BID = 0)
-        starting &= self.coins.max(axis=0) == 0
+        starting &= np.maximum.reduce(self.coins, axis=0) == 0
         starting &= T.LOAN_AMOUNT.take(card) == 0
         return ending, starting
 
@@ -779,21 +780,21 @@ class BatchedMegaGem:
         sold = np.empty((kn + 1, m), np.int16)  # gems sold before each round ahead (row k) and after it (k + 1)
         sold[0] = u8[_SOLD]
         sold[1:] = gems
-        np.cumsum(sold, axis=0, out=sold)
+        sold.cumsum(axis=0, out=sold)
         np.minimum(sold, np.int16(fs), out=sold)
         ends = sold[1:] >= fs
         req = ~ends                            # a reveal follows (hand permitting)
         if self._treasure_only:
             req &= gems > 0
         if self._queue:                        # the winner of each round: in turn, from the front of the queue
-            w = np.argsort(tie_place, axis=0).reshape(-1).take(self._ahead_turn * m + j)
+            w = tie_place.argsort(axis=0).reshape(-1).take(self._ahead_turn * m + j)
         else:                                  # ... from the seat left of the last winner
             w = self._cycle.take(i8[_LAST_WINNER] + i, mode="wrap")
         at_w = w * m + j                       # (index of the winner's entry in (n, m) arrays)
         hand_w = hands0.reshape(-1).take(at_w)  # the winner's hand as the run starts
         single_w = T.SINGLE.take(hand_w)
         # (this and earlier rounds of the same winner that asked for a reveal: its hand is not empty yet)
-        must = T.SIZE.take(hand_w) >= np.cumsum(req.reshape(kn // n, n, m), axis=0, dtype=np.uint8).reshape(kn, m)
+        must = T.SIZE.take(hand_w) >= req.reshape(kn // n, n, m).cumsum(axis=0, dtype=np.uint8).reshape(kn, m)
         must &= req
         choice = single_w < 0                  # several colours: the winner chooses, the run stops
         choice &= must
@@ -815,16 +816,16 @@ class BatchedMegaGem:
         prefix = self._prefix_flat.take(self._prefix_base.take(idx) + sold)
         gain = prefix[1:] - prefix[:-1]
         gain *= auctioned
-        gained = np.cumsum(gain.reshape(kn // n, n, m), axis=0, dtype=np.uint16)  # (turn, place, m) so far
+        gained = gain.reshape(kn // n, n, m).cumsum(axis=0, dtype=np.uint16)  # (turn, place, m) so far
         # Clarification 8, round by round: the winner claims the open missions its Collection meets.
         met = self._met.take(coll0.reshape(-1).take(at_w) + gained.reshape(kn, m))
         coll0 += gained[-1].reshape(-1).take(at_place)
         invest = T.INVEST_AMOUNT.take(cards) * auctioned
-        invested += invest.reshape(kn // n, n, m).sum(axis=0, dtype=np.uint8).reshape(-1).take(at_place)
-        reveals = revealed.reshape(kn // n, n, m).sum(axis=0, dtype=np.uint16).reshape(-1).take(at_place)
+        invested += np.add.reduce(invest.reshape(kn // n, n, m), axis=0, dtype=np.uint8).reshape(-1).take(at_place)
+        reveals = np.add.reduce(revealed.reshape(kn // n, n, m), axis=0, dtype=np.uint16).reshape(-1).take(at_place)
         revealed_codes = reveals * T.POW.take(T.SINGLE.take(hands0))  # (n, m) (POW[-1] = 0: several colours)
         hands0 -= revealed_codes
-        u8[_DISPLAY:_DISPLAY + NUM_COLOURS] += self._counts_t.take(revealed_codes.sum(axis=0, dtype=np.uint16), axis=1)
+        u8[_DISPLAY:_DISPLAY + NUM_COLOURS] += self._counts_t.take(np.add.reduce(revealed_codes, axis=0, dtype=np.uint16), axis=1)
         met *= finished
         met = (met >> u8[_MISSIONS:_MISSIONS + MISSIONS_IN_PLAY].astype(np.uint32)[:, None, :]) & np.uint32(1)
         owner = i8[_OWNER:_OWNER + MISSIONS_IN_PLAY]  # (4 missions, m)
@@ -839,7 +840,7 @@ class BatchedMegaGem:
             tie_place -= played
             tie_place %= n
         else:
-            np.take(self._place_after, last, axis=1, out=tie_place, mode="wrap")
+            self._place_after.take(last, axis=1, out=tie_place, mode="wrap")
         s16[2] = 0                             # last bids
         i8[_WINNER] = np.where(choice_s, w.reshape(-1).take(at_s), -1)
         u8[_PHASE] = choice_s                  # (REVEAL = 1, BID = 0)
@@ -850,8 +851,8 @@ class BatchedMegaGem:
         i8[_CARD] = cards.reshape(-1).take(at_s)
         turned_up = i <= s
         turned_up &= self._ahead_later
-        u8[_DECK_LEFT:_DECK_LEFT + NUM_AUCTION_KINDS] -= (
-            (cards == self._kinds[:, :, None]) & turned_up).sum(axis=1, dtype=np.uint8)
+        u8[_DECK_LEFT:_DECK_LEFT + NUM_AUCTION_KINDS] -= np.add.reduce(
+            (cards == self._kinds[:, :, None]) & turned_up, axis=1, dtype=np.uint8)
         self._u8[:, idx] = u8
         self._i8[:, idx] = i8
         self._seat16[:, :, idx] = s16
@@ -873,25 +874,25 @@ class BatchedMegaGem:
         B, n = self.num_games, self.num_players
         result = StepResult(done=ended, scores=np.zeros((B, n), np.int32), winners=np.zeros((B, n), np.bool_),
                             rewards=np.zeros((B, n), np.float64), seeds=np.zeros(B, _U64))
-        idx = np.flatnonzero(ended)
+        idx = ended.nonzero()[0]
         if not idx.size:
             return result
         display = self.display[:, idx]
-        display += self._counts_t.take(self.hands[:, idx].sum(axis=0, dtype=np.uint16), axis=1)  # (codes add)
+        display += self._counts_t.take(np.add.reduce(self.hands[:, idx], axis=0, dtype=np.uint16), axis=1)  # (codes add)
         self.display[:, idx] = display
         self.hands[:, idx] = 0
         self.phase[idx] = OVER
         self._i8[_CARD:_WINNER + 1, idx] = -1
         values = T.GEM_VALUE_I32.take(display + self.chart[idx] * np.uint8(T.BASE))        # (5, E)
-        gems = (T.COUNTS.take(self.collections[:, idx], axis=0) * values.T).sum(axis=2)  # (n, E)
+        gems = np.add.reduce(T.COUNTS.take(self.collections[:, idx], axis=0) * values.T, axis=2)  # (n, E)
         worth = self._mission_value.take(self.missions[:, idx])                            # (4, E)
         mine = self._owner_one_hot.take(self.mission_owner[:, idx], axis=0, mode="wrap")  # (4, E, n)
-        scores = (mine * worth[:, :, None]).sum(axis=0)                                    # (E, n)
+        scores = np.add.reduce(mine * worth[:, :, None], axis=0)                           # (E, n)
         scores += (gems + self.coins[:, idx]).T
         debts = self.debts[:, :, idx].astype(np.int32)
         scores += (debts[1] + debts[2] - debts[0]).T
         result.scores[idx] = scores
-        result.winners[idx] = scores == scores.max(axis=1, keepdims=True)
+        result.winners[idx] = scores == np.maximum.reduce(scores, axis=1, keepdims=True)
         result.rewards[idx] = _terminal_rewards(self.reward, scores.astype(np.float64), SCORE_SCALE)
         result.seeds[idx] = self.seeds[idx]
         return result
