@@ -369,7 +369,6 @@ class BatchedMegaGem:
         put("bid_limit", n)
         put("players", 5 * n)             # [feature (hand_size, coins, loans, investment, locked), player]
         put("collection", NUM_COLOURS * n)  # [colour, player]
-        put("owner", (n + 1) * m)         # [open / claimed by player 0..n-1, mission]
         put("last", 3 * n)                # [feature (last_bids, last_winner, tie_rank), player]
         put("tie_random", 1)
         self._layout = layout
@@ -384,13 +383,17 @@ class BatchedMegaGem:
         seat_part += [L["players"] + f * n + rel for f in (0, 1)]                                      # hand_size, coins
         seat_part += [(L["collection"] + colour[None, None, :] * n + rel[:, :, None]).reshape(n, -1)]   # [k, colour]
         seat_part += [L["players"] + f * n + rel for f in (2, 3, 4)]                                   # loans .. locked
-        owner = np.concatenate([np.concatenate([np.full((n, 1), L["owner"] + i), L["owner"] + (1 + rel) * m + i], axis=1)
-                                for i in range(m)], axis=1)
-        tail = [owner] + [L["last"] + f * n + rel for f in (0, 1, 2)] + [np.full((n, 1), L["tie_random"])]
-        self._seat_width = sum(x.shape[1] for x in seat_part)  # slots own_hand .. mission, then mission_owner ..
+        tail = [L["last"] + f * n + rel for f in (0, 1, 2)] + [np.full((n, 1), L["tie_random"])]
+        self._seat_width = sum(x.shape[1] for x in seat_part)  # slots own_hand .. mission, then last_bids ..
         self._seat_index = np.concatenate(seat_part + tail, axis=1)  # (n, per-seat slots): source rows
         assert self._seat_width == o["mission"] - o["own_hand"]
-        assert self._seat_index.shape[1] - self._seat_width == D - o["mission_owner"]
+        assert self._seat_index.shape[1] - self._seat_width == D - o["last_bids"]
+        # The mission_owner slots change only when a mission is claimed (or a game dealt): they are
+        # written for those games only (``_owner_changed``, set where owners change); seat p's slots
+        # of mission i: one-hot of ``_owner_code[p, owner + 1]`` (0 open, 1 + (owner - p) % n).
+        self._owner_changed = np.ones(B, np.bool_)
+        self._owner_code = np.concatenate([np.zeros((n, 1), np.intp), 1 + rel.argsort(axis=1)], axis=1)
+        assert o["last_bids"] - o["mission_owner"] == m * (n + 1)
         # a block of games' per-seat rows (seat-major), and the public head game-major
         self._seat_rows = np.zeros((n, self._seat_index.shape[1], C + 8), np.float32)
         self._head = np.zeros((B, o["own_hand"]), np.float32)
@@ -462,6 +465,7 @@ class BatchedMegaGem:
         if self.record:
             self.rec_reveal[idx] = -1
         self._fresh[idx] = True
+        self._owner_changed[idx] = True
 
     def _refresh(self) -> None:
         """Recompute what the masks, observations and the next step read (after any change)."""
@@ -530,9 +534,6 @@ class BatchedMegaGem:
         T.COIN_OBS.take(debts[2], out=s[at + 4 * n:at + 5 * n], mode="clip")
         at = L["collection"]
         self._collection_obs_t.take(self.collections, axis=1, out=s[at:at + 5 * n].reshape(5, n, B), mode="clip")
-        at = L["owner"]
-        self._owner_obs.take(self.mission_owner + np.int8(1), axis=1,
-                out=s[at:at + (n + 1) * MISSIONS_IN_PLAY].reshape(n + 1, MISSIONS_IN_PLAY, B), mode="clip")
         at = L["last"]
         if self.opts.public_bids:
             T.COIN_OBS.take(self.last_bids, out=s[at:at + n], mode="clip")
@@ -552,7 +553,13 @@ class BatchedMegaGem:
             rows = self._source_t[:, c0:c0 + C + 8].take(self._seat_index, axis=0, out=self._seat_rows, mode="clip")
             rows = rows[:, :, :c1 - c0].transpose(2, 0, 1)  # (games, n, per-seat slots)
             obs[c0:c1, :, o["own_hand"]:o["mission"]] = rows[:, :, :w]
-            obs[c0:c1, :, o["mission_owner"]:] = rows[:, :, w:]
+            obs[c0:c1, :, o["last_bids"]:] = rows[:, :, w:]
+        if np.logical_or.reduce(self._owner_changed):
+            idx = self._owner_changed.nonzero()[0]
+            code = self._owner_code.take(self.mission_owner[:, idx].astype(np.intp) + 1, axis=1)  # (n, 4, E)
+            slots = self._owner_obs.take(code, axis=0)  # (n seats, 4 missions, E, n + 1)
+            obs[idx, :, o["mission_owner"]:o["last_bids"]] = slots.transpose(2, 0, 1, 3).reshape(len(idx), n, -1)
+            self._owner_changed[idx] = False
         return self._obs_view
 
     def _write_game_constants(self, idx: np.ndarray, s: np.ndarray) -> None:
@@ -736,6 +743,7 @@ class BatchedMegaGem:
         claim = claim.astype(np.bool_)
         claim &= self.mission_owner < 0
         self.mission_owner += claim * (w - self.mission_owner)  # (-1 -> w)
+        self._owner_changed |= np.logical_or.reduce(claim, axis=0)
         self.winner |= -g.view(np.int8)  # (-> -1)
         turned = self.turned  # refill the row
         turned += (np.minimum(self.sold + np.uint8(2), np.uint8(fs)) - turned) * g
@@ -833,6 +841,7 @@ class BatchedMegaGem:
         claim &= owner < 0
         first = met.argmax(axis=1)             # the round each is claimed in
         np.copyto(owner, w.reshape(-1).take(first * m + j), where=claim, casting="unsafe")
+        self._owner_changed[idx[np.logical_or.reduce(claim, axis=0)]] = True
         # where the run stops
         last = w.reshape(-1).take((played - 1) * m + j)
         i8[_LAST_WINNER] = last
