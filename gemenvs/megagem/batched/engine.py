@@ -886,23 +886,32 @@ class BatchedMegaGem:
         idx = ended.nonzero()[0]
         if not idx.size:
             return result
-        display = self.display[:, idx]
-        display += self._counts_t.take(np.add.reduce(self.hands[:, idx], axis=0, dtype=np.uint16), axis=1)  # (codes add)
-        self.display[:, idx] = display
-        self.hands[:, idx] = 0
-        self.phase[idx] = OVER
-        self._i8[_CARD:_WINNER + 1, idx] = -1
-        values = T.GEM_VALUE_I32.take(display + self.chart[idx] * np.uint8(T.BASE))        # (5, E)
-        gems = np.add.reduce(T.COUNTS.take(self.collections[:, idx], axis=0) * values.T, axis=2)  # (n, E)
-        worth = self._mission_value.take(self.missions[:, idx])                            # (4, E)
-        mine = self._owner_one_hot.take(self.mission_owner[:, idx], axis=0, mode="wrap")  # (4, E, n)
-        scores = np.add.reduce(mine * worth[:, :, None], axis=0)                           # (E, n)
-        scores += (gems + self.coins[:, idx]).T
+        u8, codes = self._u8[:, idx], self._codes[:, :, idx]
+        display = u8[_DISPLAY:_DISPLAY + NUM_COLOURS]
+        display += self._counts_t.take(np.add.reduce(codes[0], axis=0, dtype=np.uint16), axis=1)  # (codes add)
+        if not self.auto_reset:  # (with auto_reset the game is dealt afresh before anyone sees it over)
+            self.display[:, idx] = display
+            self.hands[:, idx] = 0
+            self.phase[idx] = OVER
+            self._i8[_CARD:_WINNER + 1, idx] = -1
+        values = T.GEM_VALUE_I32.take(display + u8[_CHART] * np.uint8(T.BASE))           # (5, E)
+        scores = np.add.reduce(T.COUNTS.take(codes[1], axis=0) * values.T, axis=2)        # (n, E) gems
+        scores += self.coins[:, idx]
         debts = self.debts[:, :, idx].astype(np.int32)
-        scores += (debts[1] + debts[2] - debts[0]).T
+        scores += debts[1]
+        scores += debts[2]
+        scores -= debts[0]
+        worth = self._mission_value.take(u8[_MISSIONS:_MISSIONS + MISSIONS_IN_PLAY])      # (4, E)
+        mine = self._owner_one_hot.take(self.mission_owner[:, idx], axis=0, mode="wrap")  # (4, E, n)
+        scores = scores.T
+        scores += np.add.reduce(mine * worth[:, :, None], axis=0)                         # (E, n)
         result.scores[idx] = scores
-        result.winners[idx] = scores == np.maximum.reduce(scores, axis=1, keepdims=True)
-        result.rewards[idx] = _terminal_rewards(self.reward, scores.astype(np.float64), SCORE_SCALE)
+        winners = scores == np.maximum.reduce(scores, axis=1, keepdims=True)
+        result.winners[idx] = winners
+        if self.reward == "win":  # (rewards.terminal_rewards: 1 for every top scorer, else -1)
+            result.rewards[idx] = winners * 2.0 - 1.0
+        else:
+            result.rewards[idx] = _terminal_rewards(self.reward, scores.astype(np.float64), SCORE_SCALE)
         result.seeds[idx] = self.seeds[idx]
         return result
 
