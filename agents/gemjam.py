@@ -171,16 +171,35 @@ class GemJamRuleAgent(BaseAgent):
 
 #: what :func:`player_features` measures of one player, all public (Shrines, hand and Vault sizes, whose turn)
 VALUE_FEATURES = ("complete", "three_sets", "four_sets", "guarded", "one_short", "one_short_no_basic", "two_short",
-                  "fill", "hand", "vault", "moves_next", "moves_second")
+                  "fill", "hand", "vault", "moves_next", "moves_second",
+                  "hand_gems", "hand_reactive", "hand_attack", "hand_guardian", "hand_jam", "vault_gold")
 #: weights of the win model over :data:`VALUE_FEATURES` (a conditional logit: player q wins with probability
 #: ``exp(w . f_q) / sum_r exp(w . f_r)``), fitted on positions at turn starts of rule-agent games
 #: (``python benchmarks/gemjam_lookahead.py --fit``)
-VALUE_WEIGHTS = (0.381, 0.660, 2.699, 0.129, -0.030, 0.163, -0.092, 0.487, 0.030, 0.033, 0.273, 0.147)
+VALUE_WEIGHTS = (0.397, 0.664, 2.684, 0.142, -0.036, 0.172, -0.096, 0.511, -0.009, 0.014, 0.282, 0.155,
+                 0.069, 0.142, 0.133, 0.023, 0.108, 0.068)
+
+
+#: card kind groups counted in a hand by :func:`player_features`
+_HAND_GROUPS = (("counter_spell", "diabolic_denial", "chaos_cube"), ("dragons_loot", "armageddon", "golem_grab", "tsunami"),
+                ("gem_guardian",), ("any_gem_jam", "paired_gem_jam"))
+_KIND_TABLES: dict = {}
+
+
+def _kind_tables(cfg) -> tuple:
+    """Per card kind: is a gem, its hand group (index into ``_HAND_GROUPS`` or -1), its gold (cached per manifest)."""
+    m = cfg.m
+    if id(m) not in _KIND_TABLES:
+        group = [next((i for i, g in enumerate(_HAND_GROUPS) if e in g), -1) for e in m.effect]
+        _KIND_TABLES[id(m)] = (m, [bool(x) for x in m.is_gem], group, [int(x) for x in m.gold])
+    return _KIND_TABLES[id(m)][1:]
 
 
 def player_features(state, cfg, q: int) -> list[float]:
-    """:data:`VALUE_FEATURES` of player ``q`` in an engine ``state``, read from public facts only: the
-    Shrine's sets, the number of cards in hand and Vault, and who moves next (``state.turn``)."""
+    """:data:`VALUE_FEATURES` of player ``q`` in an engine ``state``: its Shrine's sets, who moves next
+    (``state.turn``), and what its hand and Vault hold. Called by the lookahead agent only on states
+    redrawn from its own seat, where other players' hands and Vaults are guesses consistent with what
+    it sees."""
     complete = guarded = one = one_nb = two = 0
     fill = 0.0
     size, basic_of = cfg.size, cfg.basic_of
@@ -199,8 +218,16 @@ def player_features(state, cfg, q: int) -> list[float]:
         else:
             one_nb += short <= 1
     ahead = (q - state.turn) % state.n
+    is_gem, group, gold = _kind_tables(cfg)
+    counts = [0, 0, 0, 0]
+    gems = 0
+    for k in state.hands[q]:
+        gems += is_gem[k]
+        if group[k] >= 0:
+            counts[group[k]] += 1
     return [complete, complete >= 3, complete >= 4, guarded, one, one_nb, two, fill,
-            len(state.hands[q]), len(state.vaults[q]), ahead == 0, ahead == 1]
+            len(state.hands[q]), len(state.vaults[q]), ahead == 0, ahead == 1,
+            gems, *counts, sum(gold[k] for k in state.vaults[q]) / 10]
 
 
 def win_chances(state, cfg, weights=VALUE_WEIGHTS) -> np.ndarray:
@@ -225,10 +252,11 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
     At each of its decisions of a kind in ``decisions`` with more than one legal action, it redraws
     what its seat cannot see (``resample_hidden``, ``samples`` times), and for every legal action
     plays it on a copy of each sampled state, lets GemJamRuleAgent play every seat (its own included)
-    until the current turn ends, and scores the position reached by its chance to win under the
+    until the current turn ends (``turns`` = 2: and the next one too), and scores the position reached by its chance to win under the
     win model (:func:`win_chances`, the exact result when the game ended). It takes the action with
     the best mean score, the rule agent's own choice on ties (within ``margin``). Every action is
-    tried on the same sampled states (common random numbers). Other decisions: the rule agent's.
+    tried on the same sampled states (common random numbers); with ``keep`` only the ``keep`` best
+    actions on the first sample (and the rule agent's choice) are tried on the others. Other decisions: the rule agent's.
 
     Like :class:`~gemenvs.agents.search.ISMCTSAgent` it needs the engine state
     (``needs_state = True``; the match runner hands it over) and reads it only through
@@ -239,7 +267,7 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
     needs_state = True
 
     def __init__(self, game, samples: int = 1, decisions=SEARCHED, weights=VALUE_WEIGHTS, margin: float = 1e-3,
-                 seed: int | None = None, spec=None, num_actions: int | None = None, action_spec=None):
+                 turns: int = 1, keep: int | None = None, seed: int | None = None, spec=None, num_actions: int | None = None, action_spec=None):
         if not hasattr(game, "resample_hidden") or getattr(game, "name", None) != "gemjam":
             raise TypeError(f"GemJamLookaheadAgent searches the Gem Jam engine (env.unwrapped.game); "
                             f"got {type(game).__name__}")
@@ -253,7 +281,8 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
         if len(weights) != len(VALUE_FEATURES):
             raise ValueError(f"weights must give {len(VALUE_FEATURES)} numbers ({', '.join(VALUE_FEATURES)}); "
                              f"got {len(weights)}")
-        self.game, self.samples, self.margin = game, int(samples), float(margin)
+        self.game, self.samples, self.margin, self.turns = game, int(samples), float(margin), int(turns)
+        self.keep = None if keep is None else int(keep)
         self.decisions = frozenset(decisions)
         self.weights = np.asarray(weights, float)
 
@@ -283,24 +312,32 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
         if legal.size == 1 or first.decision["why"] not in self.decisions:
             return choice
         samples = [first] + [game.resample_hidden(first, seat, self.rng) for _ in range(self.samples - 1)]
-        best, best_value = choice, self._value(samples, seat, choice) + self.margin
-        for a in legal:
-            a = int(a)
-            if a != choice:
-                v = self._value(samples, seat, a)
-                if v > best_value:
-                    best, best_value = a, v
-        return best
+        for s in samples:  # private copies: their logs (which no rule reads) need not be copied per rollout
+            s.log, s.events, s.hidden = [], [], []
+        bonus = {choice: self.margin}  # ties go to the rule agent's own choice
+        cands = [int(a) for a in legal]
+        value = {a: self._value(samples[:1], seat, a) + bonus.get(a, 0.0) for a in cands}
+        if len(samples) > 1:
+            if self.keep is not None:  # the other samples only for the best few of the first (and the rule's choice)
+                cands = sorted(cands, key=lambda a: -value[a])[:self.keep]
+                cands += [choice] if choice not in cands else []
+            value = {a: (value[a] + self._value(samples[1:], seat, a) * (len(samples) - 1)) / len(samples)
+                     for a in cands}
+        return max(cands, key=lambda a: (value[a], a == choice, -a))
 
     def _value(self, samples, seat: int, a: int) -> float:
         """Mean chance to win of ``seat`` after action ``a`` and the rule agents' play to the end of the turn."""
         game, total = self.game, 0.0
         for sample in samples:
             s = sample.copy()
-            turn = s.turn
+            turn, ends = s.turn, 0
             game.apply_legal(s, seat, a)
             steps = 0
-            while not s.over and s.turn == turn and steps < 2000:
+            while not s.over and steps < 2000 * self.turns:
+                if s.turn != turn:
+                    turn, ends = s.turn, ends + 1
+                    if ends == self.turns:
+                        break
                 p = s.decision["p"]
                 game.apply_legal(s, p, self.rule_act(game.observe(s, p), game.legal_mask(s, p)))
                 steps += 1

@@ -28,6 +28,10 @@ from gemenvs.agents.match import TimedAgent, play_engine_game
 #: extra rows: name -> keyword arguments of GemJamLookaheadAgent
 ROWS = {
     "lookahead_play": {"decisions": ("play",)},
+    "lookahead_2turns": {"turns": 2},
+    "lookahead_keep3": {"keep": 3},
+    "lookahead_v1": {"weights": (0.381, 0.660, 2.699, 0.129, -0.030, 0.163, -0.092, 0.487, 0.030, 0.033, 0.273, 0.147,
+                                 0, 0, 0, 0, 0, 0)},
     "lookahead_all": {"decisions": ("play", "react", "chaos_cube", "place", "double", "pay", "discard", "bottom",
                                     "adjust", "counter_return", "receive_guardian", "eye_see", "lucky_draw",
                                     "reanimate", "greedy_goblin", "basilisk")},
@@ -35,11 +39,12 @@ ROWS = {
 
 
 def make(env, row: str):
-    """The focal agent of a row: ``rule``, ``lookahead[:SAMPLES]`` or a name of :data:`ROWS`."""
+    """The focal agent of a row: ``rule``, ``lookahead[:SAMPLES]`` or a name of :data:`ROWS` (``[:SAMPLES]`` too)."""
     if row == "rule":
         return GemJamRuleAgent.for_env(env)
-    if row in ROWS:
-        return GemJamLookaheadAgent.for_env(env, **ROWS[row])
+    base = row.partition(":")[0]
+    if base in ROWS:
+        return GemJamLookaheadAgent.for_env(env, **ROWS[base], **parse_name("lookahead" + row[len(base):]))
     return GemJamLookaheadAgent.for_env(env, **parse_name(row))
 
 
@@ -100,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", type=int, default=900, help="games per row (default 900)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the first game")
     ap.add_argument("--rows", default="rule,lookahead",
-                    help="comma-separated: rule, lookahead, lookahead:SAMPLES, " + ", ".join(ROWS))
+                    help="comma-separated: rule, lookahead, lookahead:SAMPLES, and " + ", ".join(ROWS) + " (:SAMPLES too)")
     ap.add_argument("--fit", type=int, default=0, metavar="GAMES", help="fit the win model on GAMES rule-agent games")
     args = ap.parse_args(argv)
     env = gemjam_v0.env(num_players=3)
