@@ -17,6 +17,7 @@ from gemenvs.agents.gemjam import GemJamRuleAgent  # noqa: E402
 from gemenvs.agents.policy import PolicyAgent  # noqa: E402
 from gemenvs.gemjam.encode import DECISIONS  # noqa: E402
 from gemenvs.gemjam_v0 import env as gemjam_env  # noqa: E402
+from gemenvs.gemjam.winmodel import player_features, win_chances  # noqa: E402
 from gemenvs.training.config import ConfigError, load_config  # noqa: E402
 from gemenvs.wrappers.single_agent import SingleAgentEnv  # noqa: E402
 
@@ -59,19 +60,24 @@ def test_learner_gets_every_decision_of_its_seat_in_and_out_of_its_turn():
     assert {"react", "pay"} & kinds_off_turn, kinds_off_turn
 
 
-def _complete_sets_potential(env: SingleAgentEnv) -> float:
-    return env.raw.game.progress(env.raw.game_state, env.seat)
-
-
-@pytest.mark.parametrize("gamma", [1.0, 0.9])
-def test_potential_based_shaping(gamma):
+@pytest.mark.parametrize("gamma, potential", [(1.0, "progress"), (0.9, "progress"), (1.0, "win_chance"),
+                                              (0.9, "win_chance")])
+def test_potential_based_shaping(gamma, potential):
     plain = SingleAgentEnv(ENV_ID, opponents="random", learner_seat=0, num_players=3)
     w = 0.5
-    shaped = SingleAgentEnv(ENV_ID, opponents="random", learner_seat=0, num_players=3, shaping=w, shaping_gamma=gamma)
+    shaped = SingleAgentEnv(ENV_ID, opponents="random", learner_seat=0, num_players=3, shaping=w, shaping_gamma=gamma,
+                            potential=potential)
+
+    def phi(env: SingleAgentEnv) -> float:  # computed here from the game, not read from the wrapper
+        state = env.raw.game_state
+        if potential == "progress":
+            return env.raw.game.progress(state, env.seat)
+        return float(win_chances(state, env.raw.game.cfg)[env.seat])
+
     for seed in (0, 3):
         phis: list[float] = []
         base = random_episode(plain, seed)
-        extra = random_episode(shaped, seed, lambda e: phis.append(_complete_sets_potential(e)))
+        extra = random_episode(shaped, seed, lambda e: phis.append(phi(e)))
         assert len(base) == len(extra) == len(phis), "shaping does not change the game"
         phis.append(0.0)  # the potential is 0 once the game is over
         expected = [r + w * (gamma * phis[t + 1] - phis[t]) for t, r in enumerate(base)]
@@ -79,6 +85,33 @@ def test_potential_based_shaping(gamma):
         assert max(phis) > 0, "some set was completed"
         if gamma == 1.0:  # the shaping telescopes: the episode's return is unchanged
             assert sum(extra) == pytest.approx(sum(base) - w * phis[0])
+
+
+def test_the_win_model_is_a_distribution_exact_at_the_end():
+    """Gem Jam's win chances sum to 1 over the players, favour the player with more completed sets in a
+    position that differs only there, and are the result itself once the game is over."""
+    game = gemjam_env(num_players=3).unwrapped.game
+    assert game.has_win_model()
+    env = SingleAgentEnv(ENV_ID, opponents="rule", learner_seat=0, num_players=3)
+    for seed in range(3):
+        random_episode(env, seed, lambda e: None)
+        state = env.raw.game_state
+        chances = [game.win_chance(state, p) for p in range(3)]
+        winners = game.results(state).winners
+        assert chances == pytest.approx([1 / len(winners) if p in winners else 0.0 for p in range(3)])
+    rule = GemJamRuleAgent.for_env(env.aec)
+    state = game.new_state(7)
+    sets = lambda s: [player_features(s, game.cfg, q)[0] for q in range(3)]  # noqa: E731 (completed sets)
+    while sets(state)[1] == sets(state)[2]:  # rule agents play on until players 1 and 2 differ in sets
+        p = game.to_act(state)[0]
+        game.apply(state, p, rule.act(game.observe(state, p), game.legal_mask(state, p)))
+        assert not game.is_over(state)
+    chances = win_chances(state, game.cfg)
+    assert chances.sum() == pytest.approx(1.0) and (chances > 0).all()
+    mirror = state.copy()
+    mirror.shrines[1], mirror.shrines[2] = state.shrines[2], state.shrines[1]
+    behind = 2 if sets(state)[1] > sets(state)[2] else 1
+    assert win_chances(mirror, game.cfg)[behind] > chances[behind], "given the Shrine with more sets, it gains"
 
 
 def test_progress_defaults_to_zero_and_shaping_is_checked():
@@ -92,6 +125,13 @@ def test_progress_defaults_to_zero_and_shaping_is_checked():
         SingleAgentEnv(ENV_ID, shaping=1.0, shaping_gamma=1.5)
     with pytest.raises(ConfigError, match="env.shaping must be at least 0; got -0.5"):
         load_config(CONFIG, ["env.shaping=-0.5"])
+    assert not game.has_win_model()
+    with pytest.raises(ValueError, match="potential 'win_chance': megagem has no win model; use 'progress'"):
+        SingleAgentEnv("gemenvs/MegaGem-v0", shaping=1.0, potential="win_chance")
+    with pytest.raises(ValueError, match="potential must be one of 'progress', 'win_chance'; got 'sets'"):
+        SingleAgentEnv(ENV_ID, shaping=1.0, potential="sets")
+    with pytest.raises(ConfigError, match=r"env.potential: megagem has no win model \('win_chance'\)"):
+        load_config(CONFIG.parents[1] / "megagem" / "selfplay_sb3.yaml", ["env.potential=win_chance"])
 
 
 def test_shipped_gemjam_config():

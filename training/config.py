@@ -52,6 +52,9 @@ class EnvConfig:
     """weight (>= 0) of potential-based reward shaping on the game's progress (Game.progress; Gem Jam:
     completed sets and the fill of the sets under way, / 4): each learner step also earns shaping * (ppo.gamma * phi(s') - phi(s)), phi 0 at
     the end, so the optimal policy is unchanged (Ng et al. 1999); 0: off (see gemenvs.wrappers.SingleAgentEnv)"""
+    potential: Literal["progress", "win_chance"] = "progress"
+    """the shaping's phi: 'progress' (Game.progress) or 'win_chance' (the game's win model, Game.win_chance: Gem
+    Jam's fitted chance to win, which weighs the other players' positions too; games with a model only)"""
 
 
 @dataclass
@@ -615,6 +618,8 @@ def validate(cfg: TrainConfig) -> None:
             raise ConfigError("pool.baselines is empty and pool.snapshot_every is 0: the learner would have no opponents")
         if not cfg.eval.opponents:
             raise ConfigError("eval.opponents must name at least one baseline")
+        if cfg.env.potential == "win_chance" and not env.unwrapped.game.has_win_model():
+            raise ConfigError(f"env.potential: {game} has no win model ('win_chance'); use 'progress'")
         if cfg.vec_env == "batched" and game != "megagem":
             raise ConfigError(f"vec_env: 'batched' plays MegaGem only, not {game}; use 'auto' or 'subproc'")
         if cfg.backend == "lean" and game != "megagem":

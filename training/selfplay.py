@@ -76,7 +76,8 @@ class _EnvFactory:
         torch.set_num_threads(self.threads)
         env = SingleAgentEnv(self.env_cfg.id, opponents=PoolOpponents(seat_mix=self.seat_mix),
                              learner_seat=self.env_cfg.learner_seat, reward=self.env_cfg.reward,
-                             shaping=self.env_cfg.shaping, shaping_gamma=self.gamma, **self.env_cfg.options)
+                             shaping=self.env_cfg.shaping, shaping_gamma=self.gamma,
+                             potential=self.env_cfg.potential, **self.env_cfg.options)
         return Monitor(env)
 
 

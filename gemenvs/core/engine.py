@@ -263,6 +263,17 @@ class Game(ABC):
         reward shaping (:class:`~gemenvs.wrappers.SingleAgentEnv`'s ``shaping``), never part of the rules."""
         return 0.0
 
+    def win_chance(self, state, player: int) -> float:
+        """``player``'s chance to win from ``state`` by a model of the game (another shaping potential,
+        :class:`~gemenvs.wrappers.SingleAgentEnv`'s ``potential="win_chance"``); a game without a model
+        raises NotImplementedError (see :meth:`has_win_model`)."""
+        raise NotImplementedError(f"{self.name} has no win model")
+
+    @classmethod
+    def has_win_model(cls) -> bool:
+        """Whether the game implements :meth:`win_chance`."""
+        return cls.win_chance is not Game.win_chance
+
     def action_name(self, action: int) -> str:
         """A short human label of an action id (default: its action-spec label, e.g. ``bid[3]``)."""
         return self.action_spec.label(action)

@@ -11,6 +11,7 @@ from gemenvs.gemjam import rules, spells, stack  # noqa: F401 - stack and spells
 from gemenvs.gemjam.encode import Encoder
 from gemenvs.gemjam.render import event_text, render_text
 from gemenvs.gemjam.rules import BUILD, GemJamState, Options
+from gemenvs.gemjam.winmodel import win_chances
 
 #: decisions whose answer other seats may not see in the log (a card put face down or taken
 #: privately); ``bank`` ids are hidden in every decision
@@ -143,6 +144,13 @@ class GemJam(Game):
             return 1.0
         fills.sort(reverse=True)
         return (complete + 0.5 * sum(fills[:4 - complete])) / 4
+
+    def win_chance(self, state: GemJamState, player: int) -> float:
+        """``player``'s chance to win from ``state`` by the fitted win model
+        (:func:`gemenvs.gemjam.winmodel.win_chances`; exact once the game is over). It reads the whole
+        state, other hands included: a potential for reward shaping, never part of the rules or of an
+        observation."""
+        return float(win_chances(state, self.cfg)[player])
 
     def observe(self, state: GemJamState, player: int) -> np.ndarray:
         return self.encoder.observe(state, player)

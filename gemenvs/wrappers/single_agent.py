@@ -16,7 +16,9 @@ to ``-w * phi(first decision)`` when ``shaping_gamma`` is 1 (0 in a game where n
 progress), and for any ``shaping_gamma`` equal to the learner's discount the optimal policy is
 unchanged: shaping only brings credit forward (in Gem Jam, a share of w/4 for each gem added
 towards a set, the rest of w/4 when the set completes, as much back when gems or sets are lost).
-Off (0.0) by default.
+Off (0.0) by default. ``potential="win_chance"`` takes ``phi`` from the game's win model instead
+(:meth:`~gemenvs.core.engine.Game.win_chance`; Gem Jam's fitted conditional logit, which weighs the
+other players' positions too), for games that have one.
 
 The observation is the learner's flat observation vector; the legal-action mask comes from
 :meth:`SingleAgentEnv.action_masks` (what sb3-contrib's MaskablePPO calls, through
@@ -45,6 +47,9 @@ from gymnasium import spaces
 from gemenvs.agents.base import Agent
 from gemenvs.agents.match import decide
 from gemenvs.core.envbase import RENDER_FPS, RENDER_MODES
+
+#: the shaping potentials: names of :class:`~gemenvs.core.engine.Game` methods ``(state, player) -> float``
+POTENTIALS = ("progress", "win_chance")
 
 #: what an opponent seat can be given as (see the module docstring)
 OpponentSpec = str | Agent
@@ -152,6 +157,8 @@ class SingleAgentEnv(gymnasium.Env):
         env_fn: build the AEC environment with this instead of ``env_id`` (given the options).
         shaping: weight w >= 0 of the potential-based shaping reward (see the module docstring); 0: off.
         shaping_gamma: the discount in [0, 1] of that shaping, which should be the learner's own.
+        potential: the shaping's ``phi``: ``"progress"`` (:meth:`Game.progress`) or ``"win_chance"``
+            (:meth:`Game.win_chance`, for games with a win model).
         **options: game and reward options passed to the AEC environment (``num_players``, ``reward``...).
     """
 
@@ -160,7 +167,7 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(self, env_id: str = "gemenvs/MegaGem-v0", opponents: Any = "random",
                  learner_seat: int | None = None, illegal_action: str = "terminate",
                  render_mode: str | None = None, env_fn: Callable[..., Any] | None = None,
-                 shaping: float = 0.0, shaping_gamma: float = 1.0, **options):
+                 shaping: float = 0.0, shaping_gamma: float = 1.0, potential: str = "progress", **options):
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise'; got {illegal_action!r}")
         for key, value, high in (("shaping", shaping, None), ("shaping_gamma", shaping_gamma, 1.0)):
@@ -168,7 +175,9 @@ class SingleAgentEnv(gymnasium.Env):
                     or value < 0 or (high is not None and value > high):
                 rule = "a number >= 0" if high is None else f"a number in [0, {high:g}]"
                 raise ValueError(f"{key} must be {rule}; got {value!r}")
-        self.shaping, self.shaping_gamma = float(shaping), float(shaping_gamma)
+        if potential not in POTENTIALS:
+            raise ValueError(f"potential must be one of {', '.join(map(repr, POTENTIALS))}; got {potential!r}")
+        self.shaping, self.shaping_gamma, self.potential = float(shaping), float(shaping_gamma), potential
         self._potential = 0.0
         make = env_fn or (lambda **kw: make_aec_env(env_id, **kw))
         # in "human" mode the AEC env would print after every step, opponents' too, each from the
@@ -178,6 +187,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.raw = self.aec.unwrapped
         self.agent_names = list(self.raw.possible_agents)
         self.num_players = len(self.agent_names)
+        if potential == "win_chance" and not self.raw.game.has_win_model():
+            raise ValueError(f"potential 'win_chance': {self.raw.game.name} has no win model; use 'progress'")
         self.learner_seat = check_learner_seat(learner_seat, self.num_players)
         if isinstance(opponents, OpponentSampler):
             self.opponents: OpponentSampler = opponents
@@ -289,8 +300,11 @@ class SingleAgentEnv(gymnasium.Env):
             reward += float(raw.rewards[self.learner])
 
     def _progress(self) -> float:
-        """The game's progress of the learner's seat now (the shaping potential; 0.0 when shaping is off)."""
-        return float(self.raw.game.progress(self.raw.game_state, self.seat)) if self.shaping else 0.0
+        """The shaping potential of the learner's seat now (``potential``: the game's progress or its win
+        chance; 0.0 when shaping is off)."""
+        if not self.shaping:
+            return 0.0
+        return float(getattr(self.raw.game, self.potential)(self.raw.game_state, self.seat))
 
     def _observation(self) -> np.ndarray:
         if self._over:

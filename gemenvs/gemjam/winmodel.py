@@ -1,0 +1,84 @@
+"""Gem Jam's win model: each player's chance to win from a position, by a conditional logit over a few
+facts of each player (its Shrine, hand, Vault and place in the turn order), fitted on rule-agent games.
+
+Not part of the rules: a position evaluation for search (the lookahead agent scores the positions it
+reaches with it) and a potential for reward shaping (``GemJam.win_chance``;
+``SingleAgentEnv(potential="win_chance")``). Player ``q`` wins with probability
+``exp(w . f_q) / sum_r exp(w . f_r)``, ``f`` the :data:`VALUE_FEATURES` of :func:`player_features`
+and ``w`` :data:`VALUE_WEIGHTS`, fitted by maximum likelihood on the positions at turn starts of
+1,500 games of three GemJamRuleAgents (``python benchmarks/gemjam_lookahead.py --fit``). Pure
+Python on the engine state.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+#: what :func:`player_features` measures of one player
+VALUE_FEATURES = ("complete", "three_sets", "four_sets", "guarded", "one_short", "one_short_no_basic", "two_short",
+                  "fill", "hand", "vault", "moves_next", "moves_second",
+                  "hand_gems", "hand_reactive", "hand_attack", "hand_guardian", "hand_jam", "vault_gold")
+#: weights of the win model over :data:`VALUE_FEATURES`
+VALUE_WEIGHTS = (0.397, 0.664, 2.684, 0.142, -0.036, 0.172, -0.096, 0.511, -0.009, 0.014, 0.282, 0.155,
+                 0.069, 0.142, 0.133, 0.023, 0.108, 0.068)
+
+#: card kind groups counted in a hand by :func:`player_features`
+_HAND_GROUPS = (("counter_spell", "diabolic_denial", "chaos_cube"), ("dragons_loot", "armageddon", "golem_grab", "tsunami"),
+                ("gem_guardian",), ("any_gem_jam", "paired_gem_jam"))
+_KIND_TABLES: dict = {}
+
+
+def _kind_tables(cfg) -> tuple:
+    """Per card kind: is a gem, its hand group (index into ``_HAND_GROUPS`` or -1), its gold (cached per manifest)."""
+    m = cfg.m
+    if id(m) not in _KIND_TABLES:
+        group = [next((i for i, g in enumerate(_HAND_GROUPS) if e in g), -1) for e in m.effect]
+        _KIND_TABLES[id(m)] = (m, [bool(x) for x in m.is_gem], group, [int(x) for x in m.gold])
+    return _KIND_TABLES[id(m)][1:]
+
+
+def player_features(state, cfg, q: int) -> list[float]:
+    """:data:`VALUE_FEATURES` of player ``q`` in an engine ``state`` (``cfg``: the game's rules config): its
+    Shrine's sets, who moves next (``state.turn``), and what its hand and Vault hold."""
+    complete = guarded = one = one_nb = two = 0
+    fill = 0.0
+    size, basic_of = cfg.size, cfg.basic_of
+    for s in state.shrines[q]:
+        t, gems = s[1], s[4]
+        need, has_basic = size[t], basic_of[t] in gems
+        if len(gems) == need and has_basic:
+            complete += 1
+            guarded += s[2] != 0
+            continue
+        short = need - len(gems)
+        if has_basic:
+            one += short == 1
+            two += short == 2
+            fill += len(gems) / need
+        else:
+            one_nb += short <= 1
+    ahead = (q - state.turn) % state.n
+    is_gem, group, gold = _kind_tables(cfg)
+    counts = [0, 0, 0, 0]
+    gems = 0
+    for k in state.hands[q]:
+        gems += is_gem[k]
+        if group[k] >= 0:
+            counts[group[k]] += 1
+    return [complete, complete >= 3, complete >= 4, guarded, one, one_nb, two, fill,
+            len(state.hands[q]), len(state.vaults[q]), ahead == 0, ahead == 1,
+            gems, *counts, sum(gold[k] for k in state.vaults[q]) / 10]
+
+
+def win_chances(state, cfg, weights=VALUE_WEIGHTS) -> np.ndarray:
+    """Each player's chance to win from ``state`` by the win model (the exact result once the game is over)."""
+    n = state.n
+    if state.over:
+        out = np.zeros(n)
+        out[state.winners] = 1.0 / len(state.winners)
+        return out
+    u = np.array([player_features(state, cfg, q) for q in range(n)], float) @ np.asarray(weights, float)
+    e = np.exp(u - u.max())
+    return e / e.sum()
+
+
+__all__ = ["VALUE_FEATURES", "VALUE_WEIGHTS", "player_features", "win_chances"]
