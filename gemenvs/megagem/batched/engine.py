@@ -210,6 +210,7 @@ class BatchedMegaGem:
         self._treasure_only = self.opts.reveal_after == "treasure_only"
         self._queue = self.opts.tie_break == "queue"
         self._met = T.missions_met(self.opts.two_pairs)
+        self._mission_bit = np.uint32(1) << np.arange(NUM_MISSIONS, dtype=np.uint32)  # (bits of _met)
         self._seat = np.arange(n, dtype=np.int16)[:, None]  # (n, 1): broadcasts over games
         self._ar = np.arange(B)
         self._mission_value = np.array(MISSION_VALUE, dtype=np.int32)
@@ -810,13 +811,13 @@ class BatchedMegaGem:
         stop |= choice
         s = stop.argmax(axis=0)                # the round where the run stops
         at_s = s * m + j
-        loan_s = loan.reshape(-1).take(at_s)   # (a Loan round is not played: its bids are choices)
-        choice_s = choice.reshape(-1).take(at_s) & ~loan_s
-        end_s = ends.reshape(-1).take(at_s) & ~loan_s
-        played = s + ~loan_s
+        not_loan_s = ~loan.reshape(-1).take(at_s)  # (a Loan round is not played: its bids are choices)
+        choice_s = choice.reshape(-1).take(at_s) & not_loan_s
+        end_s = ends.reshape(-1).take(at_s) & not_loan_s
+        played = s + not_loan_s
         auctioned = i < played
         finished = i < s + end_s
-        revealed = must & (single_w >= 0)      # forced reveals
+        revealed = must ^ choice               # forced reveals (must, one colour held)
         revealed &= i < s
         # the winners' gains. The winners take turns: the seat in place t of the tie order as the run
         # starts wins rounds t, t + n, ..., so a seat's sums over its rounds are sums over turns.
@@ -835,12 +836,12 @@ class BatchedMegaGem:
         hands0 -= revealed_codes
         u8[_DISPLAY:_DISPLAY + NUM_COLOURS] += self._counts_t.take(np.add.reduce(revealed_codes, axis=0, dtype=np.uint16), axis=1)
         met *= finished
-        met = (met >> u8[_MISSIONS:_MISSIONS + MISSIONS_IN_PLAY].astype(np.uint32)[:, None, :]) & np.uint32(1)
+        met = np.bitwise_and(met, self._mission_bit.take(u8[_MISSIONS:_MISSIONS + MISSIONS_IN_PLAY])[:, None, :]) != 0
         owner = i8[_OWNER:_OWNER + MISSIONS_IN_PLAY]  # (4 missions, m)
-        claim = met.any(axis=1)
+        claim = np.logical_or.reduce(met, axis=1)
         claim &= owner < 0
         first = met.argmax(axis=1)             # the round each is claimed in
-        np.copyto(owner, w.reshape(-1).take(first * m + j), where=claim, casting="unsafe")
+        owner += claim * (w.reshape(-1).take(first * m + j) - owner)
         self._owner_changed[idx[np.logical_or.reduce(claim, axis=0)]] = True
         # where the run stops
         last = w.reshape(-1).take((played - 1) * m + j)
