@@ -77,8 +77,6 @@ def test_cli_reports_lean_errors_in_one_line(tmp_path, capsys):
     assert main([str(LEAN_CONFIG), "vec_env=subproc", f"run_root={tmp_path}"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("gemenvs-train: error: backend lean: vec_env") and "\n" not in err
-    with pytest.raises(ConfigError, match="--resume is not supported with backend lean"):
-        train(load_config(LEAN_CONFIG, [f"run_root={tmp_path}"]), resume=tmp_path)
     assert not list(tmp_path.iterdir()), "no run folder for a refused run"
 
 
@@ -321,6 +319,56 @@ def test_tiny_run_writes_checkpoints_that_play(tmp_path):
         assert set(final) == set(env.possible_agents) and "winners" in final["player_0"]
     rows = (run / "progress.csv").read_text().splitlines()
     assert len(rows) == 3 and rows[0].startswith("update,step,seconds,steps_per_s")
+
+
+def test_a_lean_run_resumes_from_its_checkpoint(tmp_path, capsys):
+    """--resume on backend lean: the run goes on from the checkpoint's weights, optimizer, anchor, steps, pool and
+    schedule (in the same folder, progress.csv appended); a checkpoint of the other backend, or a model.pt that
+    is not tensors, is refused in one line before anything is written."""
+    from gemenvs.training.checkpoint import CheckpointError, find_checkpoint, load_checkpoint_config, read_checkpoint
+    from gemenvs.training.config import apply_overrides
+
+    overrides = [f"run_root={tmp_path}", "name=res", "seed=3", "total_timesteps=2048", "checkpoint_every=1024",
+                 "pool.snapshot_every=1024", "pool.baselines=[random]", "eval.every=1024", "eval.games=4",
+                 "eval.final_games=4", "pretrain.teacher=random", "pretrain.games=4", "pretrain.epochs=1",
+                 "pretrain.dagger_rounds=0", "pretrain.workers=1", "ppo.anchor_coef=0.5"]
+    assert main([str(DEFAULT_CONFIG), "backend=lean", *SMALL, *overrides]) == 0
+    run = tmp_path / "res"
+    first = find_checkpoint(run)
+    assert first.name == "step_000002048" and (first / "model.pt").is_file()
+    saved = read_checkpoint(run)
+    assert (saved.num_timesteps, saved.n_updates) == (2048, 2) and set(saved.params) == {"model", "optimizer", "anchor"}
+
+    cfg, _ = load_checkpoint_config(run)
+    apply_overrides(cfg, ["total_timesteps=3072"])
+    env = make_env(cfg)
+    learner = LeanPPO(cfg, env)
+    learner.restore(read_checkpoint(run, cfg))
+    for name, tensor in learner.model.state_dict().items():
+        assert torch.equal(tensor, saved.params["model"][name]), name
+    assert learner.anchor is not None and learner.num_timesteps == 2048
+    env.close()
+
+    assert train(cfg, resume=run) == run
+    assert "resuming" in capsys.readouterr().out
+    last = find_checkpoint(run)
+    assert last.name == "step_000003072"
+    trainer = json.loads((last / "trainer.json").read_text())
+    assert (trainer["num_timesteps"], trainer["n_updates"]) == (3072, 3)
+    assert "snapshot_1024" in (last / "pool.json").read_text() and "snapshot_3072" in (last / "pool.json").read_text()
+    rows = (run / "progress.csv").read_text().splitlines()
+    assert rows[0].startswith("update,step") and [r.split(",")[:2] for r in rows[1:]] == \
+        [["1", "1024"], ["2", "2048"], ["3", "3072"]]
+    agent = PolicyAgent.load(run / "final_model.npz")
+    assert agent.metadata["step"] == 3072
+
+    with pytest.raises(CheckpointError, match="was written by backend lean; resume it with backend=lean"):
+        read_checkpoint(run, load_config(DEFAULT_CONFIG, [f"run_root={tmp_path}"]))
+    (last / "model.pt").write_bytes(b"not a torch file")
+    assert main(["--resume", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gemenvs-train: error: ") and "model.pt cannot be read as a lean checkpoint" in err
+    assert "\n" not in err
 
 
 def test_pretrain_clones_the_teacher_before_ppo(tmp_path):

@@ -5,11 +5,12 @@ A run folder (``run_root/name``) is made by :func:`prepare_run_dir`, which write
 that marker, so a mistyped ``name`` or ``run_root`` can never delete a folder that is not a run;
 ``--resume`` also accepts only a marked run folder (or a checkpoint inside one).
 
-A checkpoint (``checkpoints/step_N/``) holds ``model.zip`` (an ordinary SB3 file), ``config.yaml``,
-``pool.json`` and ``trainer.json``. :func:`read_checkpoint` reads them all before anything is
-written: the model's weights and optimizer state with ``torch.load(weights_only=True)`` and its
-step counters from the plain JSON of ``data`` (:func:`gemenvs.agents.policy.read_sb3_zip`: no
-pickled object in the file is ever decoded), the config with ``yaml.safe_load`` and the full
+A checkpoint (``checkpoints/step_N/``) holds ``model.zip`` (an ordinary SB3 file; backend lean:
+``model.pt``, a dict of tensors), ``config.yaml``, ``pool.json`` and ``trainer.json``.
+:func:`read_checkpoint` reads them all before anything is written: the model's weights and
+optimizer state with ``torch.load(weights_only=True)`` and its step counters from the plain JSON
+of ``data`` (:func:`gemenvs.agents.policy.read_sb3_zip`: no pickled object in the file is ever
+decoded; backend lean: from ``trainer.json``), the config with ``yaml.safe_load`` and the full
 config checks, and the pool's snapshot paths only when they stay inside the run folder. The
 model itself is then rebuilt from the config and given the saved state (``restore_model``).
 Every problem is a one-line :class:`CheckpointError`.
@@ -31,6 +32,13 @@ from gemenvs.training.config import ConfigError, TrainConfig, check_run_name, co
 RUN_MARKER = ".gemenvs-run"
 _MARKER_TEXT = "This folder is a gemenvs-train run; `overwrite: true` may delete it with everything in it.\n"
 _STEP_DIR = re.compile(r"step_(\d+)")
+#: the model file of a checkpoint, by backend
+MODEL_FILES = {"sb3": "model.zip", "lean": "model.pt"}
+
+
+def _model_file(folder: Path) -> Path | None:
+    """The model file a checkpoint folder holds (``model.zip`` or ``model.pt``), or None."""
+    return next((folder / f for f in MODEL_FILES.values() if (folder / f).is_file()), None)
 
 
 class CheckpointError(ValueError):
@@ -52,7 +60,7 @@ class Checkpoint:
     n_updates: int
     """gradient updates so far (for the logs)"""
     params: dict[str, dict] = field(repr=False, default_factory=dict)
-    """state dicts: ``policy`` and ``policy.optimizer``"""
+    """state dicts: ``policy`` and ``policy.optimizer`` (backend lean: ``model``, ``optimizer``, maybe ``anchor``)"""
     pool: dict = field(default_factory=dict)
     """``pool.json``, with snapshot paths checked"""
     trainer: dict = field(default_factory=dict)
@@ -110,7 +118,7 @@ def find_checkpoint(path: str | Path) -> Path:
     path = Path(path)
     if not path.is_dir():
         raise CheckpointError(f"no run or checkpoint folder at {path}")
-    given_checkpoint = (path / "model.zip").is_file()
+    given_checkpoint = _model_file(path) is not None
     if given_checkpoint and (path.parent.name != "checkpoints" or _step_of(path) is None):
         raise CheckpointError(f"{path} is not a checkpoint of a run (expected RUN/checkpoints/step_N)")
     run_dir = path.parent.parent if given_checkpoint else path
@@ -119,9 +127,10 @@ def find_checkpoint(path: str | Path) -> Path:
                               f"by an older version can be marked with: touch {run_dir / RUN_MARKER})")
     if not given_checkpoint:
         found = [(step, d) for d in (path / "checkpoints").glob("step_*")
-                 if (step := _step_of(d)) is not None and (d / "model.zip").is_file()]
+                 if (step := _step_of(d)) is not None and _model_file(d) is not None]
         if not found:
-            raise CheckpointError(f"no checkpoint in {path} (a run folder holds checkpoints/step_N/model.zip)")
+            raise CheckpointError(f"no checkpoint in {path} (a run folder holds checkpoints/step_N/model.zip, "
+                                  f"or model.pt for backend lean)")
         path = max(found)[1]
     return path
 
@@ -222,7 +231,14 @@ def read_checkpoint(path: str | Path, cfg: TrainConfig | None = None) -> Checkpo
 
     saved, ckpt = load_checkpoint_config(path)
     run_dir = ckpt.parent.parent
-    model = ckpt / "model.zip"
+    model = _model_file(ckpt)
+    backend = next(b for b, f in MODEL_FILES.items() if f == model.name)
+    wanted = (cfg if cfg is not None else saved).backend
+    if backend != wanted:
+        raise CheckpointError(f"{model} was written by backend {backend}; resume it with backend={backend} "
+                              f"(got {wanted})")
+    if backend == "lean":
+        return _read_lean_checkpoint(ckpt, run_dir, cfg if cfg is not None else saved)
     try:
         data, params = read_sb3_zip(model)
     except (PolicyLoadError, FileNotFoundError) as e:
@@ -239,6 +255,54 @@ def read_checkpoint(path: str | Path, cfg: TrainConfig | None = None) -> Checkpo
                       num_timesteps=counters["num_timesteps"], n_updates=counters["_n_updates"], params=params,
                       pool=check_pool_dict(_read_json(ckpt / "pool.json"), run_dir, str(ckpt / "pool.json")),
                       trainer=check_trainer_dict(_read_json(ckpt / "trainer.json"), str(ckpt / "trainer.json")))
+
+
+def _read_lean_checkpoint(ckpt: Path, run_dir: Path, cfg: TrainConfig) -> Checkpoint:
+    """:func:`read_checkpoint` for backend lean: ``model.pt`` read with ``weights_only=True``, the step
+    counters from ``trainer.json``."""
+    from gemenvs.training.lean_ppo import load_model_state
+
+    trainer = check_trainer_dict(_read_json(ckpt / "trainer.json"), str(ckpt / "trainer.json"))
+    counters = {}
+    for key in ("num_timesteps", "n_updates"):
+        value = trainer.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise CheckpointError(f"{ckpt / 'trainer.json'}: {key} must be a non-negative integer; got {value!r}")
+        counters[key] = value
+    try:
+        params = load_model_state(ckpt / "model.pt")
+    except Exception as e:  # torch's unpickler refuses anything but tensors and plain data, with many error types
+        raise CheckpointError(f"{ckpt / 'model.pt'} cannot be read as a lean checkpoint "
+                              f"({type(e).__name__}: {' '.join(str(e).split())[:200]})") from None
+    return Checkpoint(path=ckpt, run_dir=run_dir, config=cfg, num_timesteps=counters["num_timesteps"],
+                      n_updates=counters["n_updates"], params=params,
+                      pool=check_pool_dict(_read_json(ckpt / "pool.json"), run_dir, str(ckpt / "pool.json")),
+                      trainer=trainer)
+
+
+class RunSchedule:
+    """What a run keeps beside its model (both backends): when the next snapshot, evaluation and
+    checkpoint are due, and the best score so far (``trainer.json``)."""
+
+    def init_schedule(self, cfg: TrainConfig) -> None:
+        """The schedule of a new run."""
+        self.next_snapshot = cfg.pool.snapshot_every or None
+        self.next_eval = cfg.eval.every or None
+        self.next_checkpoint = cfg.checkpoint_every or None
+        self.best_score, self.best_step = float("-inf"), -1
+
+    def state_dict(self) -> dict:
+        """Schedule and best score (saved in trainer.json)."""
+        return {"next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
+                "next_checkpoint": self.next_checkpoint, "best_score": float(self.best_score),
+                "best_step": self.best_step}
+
+    def load_state_dict(self, d: dict) -> None:
+        """Restore what :meth:`state_dict` wrote, keeping the current config's intervals (``self.cfg``)."""
+        self.next_snapshot = d["next_snapshot"] if self.cfg.pool.snapshot_every else None
+        self.next_eval = d["next_eval"] if self.cfg.eval.every else None
+        self.next_checkpoint = d["next_checkpoint"] if self.cfg.checkpoint_every else None
+        self.best_score, self.best_step = d["best_score"], d["best_step"]
 
 
 def restore_model(model, ckpt: Checkpoint) -> None:

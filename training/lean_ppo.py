@@ -63,7 +63,7 @@ step, as on the SB3 path.
 :class:`ClonePolicy`; ``pretrain.json`` and the step-0 evaluation).
 
 Not on this backend (refused by the config checks, one line each): other games than MegaGem (the
-batched engine plays MegaGem only), ``vec_env: subproc``; ``--resume`` is refused here. ``env.shaping`` changes nothing, as on the SB3 batched
+batched engine plays MegaGem only), ``vec_env: subproc``. ``env.shaping`` changes nothing, as on the SB3 batched
 path (MegaGem has no shaping potential).
 """
 from __future__ import annotations
@@ -84,8 +84,8 @@ from torch import nn
 
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.training.batched_env import BatchedSelfPlay, Finished, limit_numpy_blas_threads
-from gemenvs.training.checkpoint import due, prepare_run_dir
-from gemenvs.training.config import ConfigError, TrainConfig, save_config
+from gemenvs.training.checkpoint import Checkpoint, CheckpointError, RunSchedule, due, prepare_run_dir, read_checkpoint
+from gemenvs.training.config import TrainConfig, save_config
 from gemenvs.training.evaluate import append_eval_rows, evaluate, final_evaluation
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pool import OpponentPool, pool_baselines
@@ -398,8 +398,29 @@ class LeanPPO:
             "backend": "lean", "step": self.num_timesteps, "env": self.cfg.env.id, "options": self.cfg.env.options})
 
     def state_dict(self) -> dict:
-        """Networks and optimizer (tensors and plain data only: ``torch.load(weights_only=True)`` reads it)."""
-        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
+        """Networks, optimizer and the anchor if set (tensors and plain data only: ``torch.load(weights_only=True)``
+        reads it)."""
+        out = {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
+        if self.anchor is not None:
+            out["anchor"] = self.anchor.state_dict()
+        return out
+
+    def restore(self, ckpt: Checkpoint) -> None:
+        """Continue from a checkpoint: its weights, optimizer state, anchor and step counters; the sampling
+        generator reseeded from ``seed + steps`` (the games themselves are dealt afresh by :meth:`start`)."""
+        params = ckpt.params
+        try:
+            self.model.load_state_dict(params["model"])
+            self.optimizer.load_state_dict(params["optimizer"])
+            if "anchor" in params:
+                self.set_anchor()
+                self.anchor.load_state_dict(params["anchor"])
+        except (RuntimeError, ValueError, KeyError) as e:
+            first = " ".join(str(e).split())[:300]
+            raise CheckpointError(f"{ckpt.path / 'model.pt'} does not fit the network of the config "
+                                  f"(ppo.net_arch / ppo.activation / the game's sizes): {first}") from None
+        self.num_timesteps, self.n_updates = ckpt.num_timesteps, ckpt.n_updates
+        self.generator.manual_seed(self.cfg.seed + self.num_timesteps)
 
 
 class RoundSelfPlay(BatchedSelfPlay):
@@ -456,8 +477,9 @@ def make_env(cfg: TrainConfig) -> RoundSelfPlay:
 
 # ----------------------------------------------------------------------------- the run
 
-class LeanRun:
-    """Pool, schedule, best score and files of one lean run (as the SB3 path's Trainer keeps them)."""
+class LeanRun(RunSchedule):
+    """Pool, schedule, best score (:class:`RunSchedule`) and files of one lean run (as the SB3 path's
+    Trainer keeps them)."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path, learner: LeanPPO):
         self.cfg, self.run_dir, self.learner = cfg, run_dir, learner
@@ -465,10 +487,7 @@ class LeanRun:
         self.pool = OpponentPool(pool_baselines(cfg.pool), cfg.pool.max_snapshots, cfg.pool.sampling,
                                  cfg.pool.priority_power, cfg.pool.window, self.players, root=run_dir,
                                  baseline_share=cfg.pool.baseline_share)
-        self.next_snapshot = cfg.pool.snapshot_every or None
-        self.next_eval = cfg.eval.every or None
-        self.next_checkpoint = cfg.checkpoint_every or None
-        self.best_score, self.best_step = -np.inf, -1
+        self.init_schedule(cfg)
         self.recent: deque = deque(maxlen=500)  # win shares of the latest training games, any opponent
 
     def record(self, finished) -> None:
@@ -516,9 +535,7 @@ class LeanRun:
         (ckpt / "pool.json").write_text(json.dumps(self.pool.to_dict(), indent=1))
         (ckpt / "trainer.json").write_text(json.dumps({
             "backend": "lean", "num_timesteps": self.learner.num_timesteps, "n_updates": self.learner.n_updates,
-            "next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
-            "next_checkpoint": self.next_checkpoint, "best_score": float(self.best_score),
-            "best_step": self.best_step}, indent=1))
+            **self.state_dict()}, indent=1))
         return ckpt
 
     def after_rollout(self, step: int) -> dict[str, float] | None:
@@ -540,33 +557,40 @@ class LeanRun:
 def load_model_state(path: str | Path) -> dict:
     """A checkpoint's ``model.pt``, read with ``weights_only=True`` (tensors and plain data; no code runs)."""
     state = torch.load(Path(path), map_location="cpu", weights_only=True)
-    if not isinstance(state, dict) or set(state) != {"model", "optimizer"}:
-        raise ValueError(f"{path} is not a lean checkpoint's model.pt (a dict of 'model' and 'optimizer')")
+    if not isinstance(state, dict) or not {"model", "optimizer"} <= set(state) <= {"model", "optimizer", "anchor"}:
+        raise ValueError(f"{path} is not a lean checkpoint's model.pt (a dict of 'model', 'optimizer' and maybe "
+                         f"'anchor')")
     return state
 
 
 def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
-    """Train one self-play run with the lean PPO on the batched engine; returns the run folder."""
-    if resume is not None:
-        raise ConfigError("--resume is not supported with backend lean yet: start a new run (its checkpoints hold "
-                          "policy.npz, which pool.baselines can name as an opponent)")
+    """Train (or resume) one self-play run with the lean PPO on the batched engine; returns the run folder.
+
+    On resume every file of the checkpoint is read and checked first (``model.pt`` with
+    ``weights_only=True``), as on backend sb3; the games are dealt afresh (seeded from ``seed + steps``)."""
+    ckpt: Checkpoint | None = read_checkpoint(resume, cfg) if resume is not None else None
     torch.set_num_threads(cfg.torch_threads)  # 1 on 2 cores: a second torch thread waits on the engine's core
     env = make_env(cfg)
     try:
         learner = LeanPPO(cfg, env)
-        run_dir = prepare_run_dir(cfg)
-        save_config(cfg, run_dir / "config.yaml")
+        run_dir = ckpt.run_dir if ckpt is not None else prepare_run_dir(cfg)
         run = LeanRun(cfg, run_dir, learner)
+        if ckpt is not None:
+            learner.restore(ckpt)
+            run.pool.load_dict(ckpt.pool)
+            run.load_state_dict(ckpt.trainer)
+            print(f"resuming {run_dir} from {ckpt.path.name} at step {learner.num_timesteps}")
+        save_config(cfg, run_dir / "config.yaml")
         start = time.time()  # the wall-time budget counts from here (pretraining included, as on backend sb3)
-        if cfg.pretrain.teacher is not None:
+        if ckpt is None and cfg.pretrain.teacher is not None:
             pretrain(cfg, run, learner)
             if cfg.ppo.anchor_coef:
                 learner.set_anchor()
         if not run.pool.members:  # pure self-play: start against the initial (or cloned) policy
-            run.snapshot(0)
+            run.snapshot(learner.num_timesteps)
         run.push_pool()
-        learner.start()
-        train_seconds = _learn(cfg, run, learner, start)
+        learner.start(seed=cfg.seed + learner.num_timesteps)
+        train_seconds = _learn(cfg, run, learner, start, append=ckpt is not None)
     finally:
         env.close()
     step = learner.num_timesteps
@@ -586,9 +610,9 @@ def pretrain(cfg: TrainConfig, run: LeanRun, learner: LeanPPO) -> CloneReport:
                         lambda: run.evaluate(0))
 
 
-def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, start: float | None = None) -> float:
+def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, start: float | None = None, append: bool = False) -> float:
     """Rollouts and updates until total_timesteps (or max_train_minutes, counted from ``start``: by default
-    now); the seconds since ``start``."""
+    now); the seconds since ``start``. ``append``: add to the run's progress.csv (a resumed run)."""
     from tqdm.auto import tqdm
 
     bar = tqdm(total=cfg.total_timesteps, unit="step", dynamic_ncols=True, mininterval=1.0, smoothing=0.05) \
@@ -603,9 +627,12 @@ def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, start: float | None
             bar.update(learner.num_timesteps - bar.n)  # (learner decisions: rounds mode has fewer than games)
         return limit is None or time.time() - start <= limit
 
-    with open(run.run_dir / "progress.csv", "w", newline="") as f:
+    progress = run.run_dir / "progress.csv"
+    append = append and progress.is_file()
+    with open(progress, "a" if append else "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=PROGRESS_FIELDS)
-        writer.writeheader()
+        if not append:
+            writer.writeheader()
         while learner.num_timesteps < cfg.total_timesteps:
             if not learner.collect(on_step):
                 write(f"step {learner.num_timesteps}: max_train_minutes ({cfg.max_train_minutes:g}) reached, stopping")

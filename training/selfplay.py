@@ -40,6 +40,7 @@ from tqdm.auto import tqdm
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.training.checkpoint import (
     Checkpoint,
+    RunSchedule,
     due,
     find_checkpoint,
     load_checkpoint_config,
@@ -143,32 +144,15 @@ def num_players(cfg: TrainConfig) -> int:
 
 # ----------------------------------------------------------------------------- the trainer
 
-class Trainer:
-    """The state of one run beside the model: pool, schedule, best score, files."""
+class Trainer(RunSchedule):
+    """The state of one run beside the model: pool, schedule, best score (:class:`RunSchedule`), files."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path, players: int):
         self.cfg, self.run_dir, self.players = cfg, run_dir, players
         self.pool = OpponentPool(pool_baselines(cfg.pool), cfg.pool.max_snapshots, cfg.pool.sampling,
                                  cfg.pool.priority_power, cfg.pool.window, players, root=run_dir,
                                  baseline_share=cfg.pool.baseline_share)
-        self.next_snapshot = cfg.pool.snapshot_every or None
-        self.next_eval = cfg.eval.every or None
-        self.next_checkpoint = cfg.checkpoint_every or None
-        self.best_score = -np.inf
-        self.best_step = -1
-
-    def state_dict(self) -> dict:
-        """Schedule and best score (saved as trainer.json)."""
-        return {"next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
-                "next_checkpoint": self.next_checkpoint, "best_score": float(self.best_score),
-                "best_step": self.best_step}
-
-    def load_state_dict(self, d: dict) -> None:
-        """Restore what :meth:`state_dict` wrote, keeping the current config's intervals."""
-        self.next_snapshot = d["next_snapshot"] if self.cfg.pool.snapshot_every else None
-        self.next_eval = d["next_eval"] if self.cfg.eval.every else None
-        self.next_checkpoint = d["next_checkpoint"] if self.cfg.checkpoint_every else None
-        self.best_score, self.best_step = d["best_score"], d["best_step"]
+        self.init_schedule(cfg)
 
     def snapshot(self, model: MaskablePPO, step: int) -> None:
         """Freeze the current actor into the pool."""
