@@ -169,19 +169,22 @@ class GemJamRuleAgent(BaseAgent):
 
 # ---------------------------------------------------------------------------------- the lookahead agent
 
-#: what :func:`player_features` measures of one player, all public (Shrines, hand and Vault sizes, whose turn)
+#: what :func:`player_features` measures of one player: its Shrine, hand and Vault, who moves next, its lead in
+#: completed sets
 VALUE_FEATURES = ("complete", "three_sets", "four_sets", "guarded", "one_short", "one_short_no_basic", "two_short",
                   "fill", "hand", "vault", "moves_next", "moves_second",
-                  "hand_gems", "hand_reactive", "hand_attack", "hand_guardian", "hand_jam", "vault_gold")
+                  "hand_gems", "hand_reactive", "hand_attack", "hand_guardian", "hand_jam", "vault_gold",
+                  "two_sets", "lead")
 #: weights of the win model over :data:`VALUE_FEATURES` (a conditional logit: player q wins with probability
 #: ``exp(w . f_q) / sum_r exp(w . f_r)``), fitted on positions at turn starts of rule-agent games
-#: (``python benchmarks/gemjam_lookahead.py --fit``)
-VALUE_WEIGHTS = (0.397, 0.664, 2.684, 0.142, -0.036, 0.172, -0.096, 0.511, -0.009, 0.014, 0.282, 0.155,
-                 0.069, 0.142, 0.133, 0.023, 0.108, 0.068)
+#: (2,500 games, ``python benchmarks/gemjam_lookahead.py --fit 2500``)
+VALUE_WEIGHTS = (0.613, 0.698, 2.627, 0.240, 0.041, 0.140, -0.054, 0.412, 0.011, 0.027, 0.299, 0.161,
+                 0.024, 0.100, 0.092, 0.064, 0.081, 0.027, 0.250, -0.153)
 
 
 #: card kind groups counted in a hand by :func:`player_features`
-_HAND_GROUPS = (("counter_spell", "diabolic_denial", "chaos_cube"), ("dragons_loot", "armageddon", "golem_grab", "tsunami"),
+_HAND_GROUPS = (("counter_spell", "diabolic_denial", "chaos_cube"),
+                ("dragons_loot", "armageddon", "golem_grab", "tsunami"),
                 ("gem_guardian",), ("any_gem_jam", "paired_gem_jam"))
 _KIND_TABLES: dict = {}
 
@@ -225,9 +228,11 @@ def player_features(state, cfg, q: int) -> list[float]:
         gems += is_gem[k]
         if group[k] >= 0:
             counts[group[k]] += 1
+    others = max(sum(1 for s in state.shrines[r] if len(s[4]) == size[s[1]] and basic_of[s[1]] in s[4])
+                 for r in range(state.n) if r != q)
     return [complete, complete >= 3, complete >= 4, guarded, one, one_nb, two, fill,
             len(state.hands[q]), len(state.vaults[q]), ahead == 0, ahead == 1,
-            gems, *counts, sum(gold[k] for k in state.vaults[q]) / 10]
+            gems, *counts, sum(gold[k] for k in state.vaults[q]) / 10, complete >= 2, complete - others]
 
 
 def win_chances(state, cfg, weights=VALUE_WEIGHTS) -> np.ndarray:
@@ -251,12 +256,13 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
 
     At each of its decisions of a kind in ``decisions`` with more than one legal action, it redraws
     what its seat cannot see (``resample_hidden``, ``samples`` times), and for every legal action
-    plays it on a copy of each sampled state, lets GemJamRuleAgent play every seat (its own included)
-    until the current turn ends (``turns`` = 2: and the next one too), and scores the position reached by its chance to win under the
-    win model (:func:`win_chances`, the exact result when the game ended). It takes the action with
-    the best mean score, the rule agent's own choice on ties (within ``margin``). Every action is
-    tried on the same sampled states (common random numbers); with ``keep`` only the ``keep`` best
-    actions on the first sample (and the rule agent's choice) are tried on the others. Other decisions: the rule agent's.
+    plays it on a copy of each sampled state, lets GemJamRuleAgent play every seat (its own
+    included) until the current turn ends (``turns`` = 2: and the next one too), and scores the
+    position reached by its chance to win under the win model (:func:`win_chances`; the exact
+    result when the game ended). It takes the action with the best mean score, the rule agent's
+    own choice on ties (within ``margin``). Every action is tried on the same sampled states
+    (common random numbers); with ``keep`` only the ``keep`` best actions on the first sample (and
+    the rule agent's choice) are tried on the others. Other decisions: the rule agent's.
 
     Like :class:`~gemenvs.agents.search.ISMCTSAgent` it needs the engine state
     (``needs_state = True``; the match runner hands it over) and reads it only through
@@ -266,8 +272,9 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
     name = "lookahead"
     needs_state = True
 
-    def __init__(self, game, samples: int = 1, decisions=SEARCHED, weights=VALUE_WEIGHTS, margin: float = 1e-3,
-                 turns: int = 1, keep: int | None = None, seed: int | None = None, spec=None, num_actions: int | None = None, action_spec=None):
+    def __init__(self, game, samples: int = 2, decisions=SEARCHED, weights=VALUE_WEIGHTS, margin: float = 1e-3,
+                 turns: int = 1, keep: int | None = None, seed: int | None = None, spec=None,
+                 num_actions: int | None = None, action_spec=None):
         if not hasattr(game, "resample_hidden") or getattr(game, "name", None) != "gemjam":
             raise TypeError(f"GemJamLookaheadAgent searches the Gem Jam engine (env.unwrapped.game); "
                             f"got {type(game).__name__}")
@@ -283,6 +290,7 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
                              f"got {len(weights)}")
         self.game, self.samples, self.margin, self.turns = game, int(samples), float(margin), int(turns)
         self.keep = None if keep is None else int(keep)
+        self._blocks = {b.name: (b.offset, b.stop, b.shape, b.scale) for b in self.spec.slices}
         self.decisions = frozenset(decisions)
         self.weights = np.asarray(weights, float)
 
@@ -297,8 +305,16 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
                         "play_engine_game, decide), which call act_with_state for agents with needs_state = True")
 
     def rule_act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """GemJamRuleAgent's choice (the rollout policy of every seat)."""
-        return GemJamRuleAgent.act(self, observation, action_mask)
+        """GemJamRuleAgent's choice (the rollout policy of every seat): :meth:`GemJamRuleAgent.act`, with the
+        observation's blocks decoded only when read (a test checks that both choose alike)."""
+        legal = legal_actions(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        d = _Blocks(self._blocks, np.asarray(observation, np.float64))
+        why = DECISIONS[int(np.argmax(d["decision"]))]
+        chosen = list(np.flatnonzero(d["my_choices"]))
+        scores = {int(a): self._score(d, why, chosen, int(a)) for a in legal}
+        return max(scores, key=lambda a: (scores[a], -a))
 
     def act_with_state(self, state, seat: int, observation: np.ndarray | None = None,
                        action_mask: np.ndarray | None = None) -> int:
@@ -345,9 +361,23 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
         return total / len(samples)
 
 
+class _Blocks(dict):
+    """An observation's blocks in game units, as ``ObservationSpec.decode`` gives them, each sliced when first read."""
+
+    def __init__(self, blocks: dict, obs: np.ndarray):
+        super().__init__()
+        self._b, self._o = blocks, obs
+
+    def __missing__(self, name: str) -> np.ndarray:
+        start, stop, shape, scale = self._b[name]
+        value = self[name] = self._o[start:stop].reshape(shape) * scale
+        return value
+
+
 def parse_name(name: str) -> dict:
-    """Keyword arguments of a lookahead agent's registry name: ``"lookahead"`` -> ``{}``, ``"lookahead:4"`` ->
-    ``{"samples": 4}`` (hidden states redrawn per decision); a ``ValueError`` says what is wrong with a bad one."""
+    """Keyword arguments of a lookahead agent's registry name: ``"lookahead"`` -> ``{}`` (two samples),
+    ``"lookahead:4"`` -> ``{"samples": 4}`` (hidden states redrawn per decision); a ``ValueError`` says what is
+    wrong with a bad one."""
     prefix, sep, rest = name.partition(":") if isinstance(name, str) else (name, "", "")
     if prefix != GemJamLookaheadAgent.name:
         raise ValueError(f"{name!r} is not a {GemJamLookaheadAgent.name} agent name")
@@ -355,7 +385,7 @@ def parse_name(name: str) -> dict:
         return {}
     if not (rest.isdigit() and rest[0] != "0" and len(rest) <= 3):
         raise ValueError(f"bad agent name {name!r}: after 'lookahead:' comes the number of hidden states sampled "
-                         f"per decision, 1 to 999 (e.g. lookahead:4); plain 'lookahead' samples one")
+                         f"per decision, 1 to 999 (e.g. lookahead:4); plain 'lookahead' samples two")
     return {"samples": int(rest)}
 
 

@@ -8,11 +8,11 @@ other's) and the CPU seconds of the agent's own decisions per game (``time.threa
 
     python benchmarks/gemjam_lookahead.py                                # rule, lookahead: 900 games each
     python benchmarks/gemjam_lookahead.py --games 300 --rows lookahead:2
-    python benchmarks/gemjam_lookahead.py --fit 1500                     # refit the win model's weights
+    python benchmarks/gemjam_lookahead.py --fit 2500                     # refit the win model's weights
 
-``--fit N`` plays N games of three rule agents (seeds from 100000), keeps every player's
-:data:`~gemenvs.agents.gemjam.VALUE_FEATURES` at each turn start, fits the conditional-logit win model
-by maximum likelihood and prints the weights (what ``VALUE_WEIGHTS`` holds).
+``--fit N`` plays N games of three rule agents (seeds from 200000; the shipped weights: N = 2500), keeps
+every player's :data:`~gemenvs.agents.gemjam.VALUE_FEATURES` at each turn start, fits the conditional-logit
+win model by maximum likelihood and prints the weights (what ``VALUE_WEIGHTS`` holds).
 """
 from __future__ import annotations
 
@@ -30,11 +30,11 @@ ROWS = {
     "lookahead_play": {"decisions": ("play",)},
     "lookahead_2turns": {"turns": 2},
     "lookahead_keep3": {"keep": 3},
+    # the win model's earlier weights: v1 without the hand and Vault features (1,500 games), v2 with them
     "lookahead_v1": {"weights": (0.381, 0.660, 2.699, 0.129, -0.030, 0.163, -0.092, 0.487, 0.030, 0.033, 0.273, 0.147,
-                                 0, 0, 0, 0, 0, 0)},
-    "lookahead_all": {"decisions": ("play", "react", "chaos_cube", "place", "double", "pay", "discard", "bottom",
-                                    "adjust", "counter_return", "receive_guardian", "eye_see", "lucky_draw",
-                                    "reanimate", "greedy_goblin", "basilisk")},
+                                 0, 0, 0, 0, 0, 0, 0, 0)},
+    "lookahead_v2": {"weights": (0.397, 0.664, 2.684, 0.142, -0.036, 0.172, -0.096, 0.511, -0.009, 0.014, 0.282, 0.155,
+                                 0.069, 0.142, 0.133, 0.023, 0.108, 0.068, 0, 0)},
 }
 
 
@@ -70,7 +70,7 @@ def fit(env, games: int) -> np.ndarray:
     game = env.unwrapped.game
     rule = GemJamRuleAgent.for_env(env)
     X, Y = [], []
-    for g in range(100_000, 100_000 + games):
+    for g in range(200_000, 200_000 + games):
         s = game.new_state(g)
         turn, rows = s.turn, []
         while not s.over:
@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", type=int, default=900, help="games per row (default 900)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the first game")
     ap.add_argument("--rows", default="rule,lookahead",
-                    help="comma-separated: rule, lookahead, lookahead:SAMPLES, and " + ", ".join(ROWS) + " (:SAMPLES too)")
+                    help="comma-separated: rule, lookahead, lookahead:SAMPLES, and " + ", ".join(ROWS)
+                    + " (:SAMPLES too)")
     ap.add_argument("--fit", type=int, default=0, metavar="GAMES", help="fit the win model on GAMES rule-agent games")
     args = ap.parse_args(argv)
     env = gemjam_v0.env(num_players=3)

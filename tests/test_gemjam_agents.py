@@ -78,9 +78,24 @@ def test_lookahead_names_and_errors():
     from gemenvs.agents.registry import check_agent_name
 
     env = gemjam_v0.env(num_players=3)
-    assert make_agent("gemjam", "lookahead:2", env).samples == 2
+    assert make_agent("gemjam", "lookahead:3", env).samples == 3 and make_agent("gemjam", "lookahead", env).samples == 2
     check_agent_name("gemjam", "lookahead:3")
     with pytest.raises(ValueError, match="number of hidden states"):
         check_agent_name("gemjam", "lookahead:0")
     with pytest.raises(TypeError, match="needs the engine state"):
         GemJamLookaheadAgent.for_env(env).act(np.zeros(env.unwrapped.game.spec.size, np.float32), np.ones(3, np.int8))
+
+
+def test_lookahead_rollouts_choose_as_the_rule_agent():
+    env = gemjam_v0.env(num_players=3)
+    game = env.unwrapped.game
+    rule, look = GemJamRuleAgent.for_env(env), make_agent("gemjam", "lookahead", env)
+    state, seen = game.new_state(5), 0
+    while not game.is_over(state):
+        p = game.to_act(state)[0]
+        obs, mask = game.observe(state, p), game.legal_mask(state, p)
+        a = rule.act(obs, mask)
+        assert look.rule_act(obs, mask) == a
+        seen += np.count_nonzero(mask) > 1
+        game.apply(state, p, a)
+    assert seen > 50
