@@ -14,6 +14,7 @@ import numpy as np
 from gemenvs.agents.base import BaseAgent, legal_actions
 from gemenvs.gemjam.data import load_manifest
 from gemenvs.gemjam.encode import DECISIONS
+from gemenvs.gemjam.winmodel import VALUE_FEATURES, VALUE_WEIGHTS, win_chances
 
 #: how much the agent likes to cast each spell (0: never from choice)
 CAST_VALUE = {
@@ -169,82 +170,8 @@ class GemJamRuleAgent(BaseAgent):
 
 # ---------------------------------------------------------------------------------- the lookahead agent
 
-#: what :func:`player_features` measures of one player: its Shrine, hand and Vault, who moves next, its lead in
-#: completed sets
-VALUE_FEATURES = ("complete", "three_sets", "four_sets", "guarded", "one_short", "one_short_no_basic", "two_short",
-                  "fill", "hand", "vault", "moves_next", "moves_second",
-                  "hand_gems", "hand_reactive", "hand_attack", "hand_guardian", "hand_jam", "vault_gold",
-                  "two_sets", "lead")
-#: weights of the win model over :data:`VALUE_FEATURES` (a conditional logit: player q wins with probability
-#: ``exp(w . f_q) / sum_r exp(w . f_r)``), fitted on positions at turn starts of rule-agent games
-#: (2,500 games, ``python benchmarks/gemjam_lookahead.py --fit 2500``)
-VALUE_WEIGHTS = (0.613, 0.698, 2.627, 0.240, 0.041, 0.140, -0.054, 0.412, 0.011, 0.027, 0.299, 0.161,
-                 0.024, 0.100, 0.092, 0.064, 0.081, 0.027, 0.250, -0.153)
-
-
-#: card kind groups counted in a hand by :func:`player_features`
-_HAND_GROUPS = (("counter_spell", "diabolic_denial", "chaos_cube"),
-                ("dragons_loot", "armageddon", "golem_grab", "tsunami"),
-                ("gem_guardian",), ("any_gem_jam", "paired_gem_jam"))
-_KIND_TABLES: dict = {}
-
-
-def _kind_tables(cfg) -> tuple:
-    """Per card kind: is a gem, its hand group (index into ``_HAND_GROUPS`` or -1), its gold (cached per manifest)."""
-    m = cfg.m
-    if id(m) not in _KIND_TABLES:
-        group = [next((i for i, g in enumerate(_HAND_GROUPS) if e in g), -1) for e in m.effect]
-        _KIND_TABLES[id(m)] = (m, [bool(x) for x in m.is_gem], group, [int(x) for x in m.gold])
-    return _KIND_TABLES[id(m)][1:]
-
-
-def player_features(state, cfg, q: int) -> list[float]:
-    """:data:`VALUE_FEATURES` of player ``q`` in an engine ``state``: its Shrine's sets, who moves next
-    (``state.turn``), and what its hand and Vault hold. Called by the lookahead agent only on states
-    redrawn from its own seat, where other players' hands and Vaults are guesses consistent with what
-    it sees."""
-    complete = guarded = one = one_nb = two = 0
-    fill = 0.0
-    size, basic_of = cfg.size, cfg.basic_of
-    for s in state.shrines[q]:
-        t, gems = s[1], s[4]
-        need, has_basic = size[t], basic_of[t] in gems
-        if len(gems) == need and has_basic:
-            complete += 1
-            guarded += s[2] != 0
-            continue
-        short = need - len(gems)
-        if has_basic:
-            one += short == 1
-            two += short == 2
-            fill += len(gems) / need
-        else:
-            one_nb += short <= 1
-    ahead = (q - state.turn) % state.n
-    is_gem, group, gold = _kind_tables(cfg)
-    counts = [0, 0, 0, 0]
-    gems = 0
-    for k in state.hands[q]:
-        gems += is_gem[k]
-        if group[k] >= 0:
-            counts[group[k]] += 1
-    others = max(sum(1 for s in state.shrines[r] if len(s[4]) == size[s[1]] and basic_of[s[1]] in s[4])
-                 for r in range(state.n) if r != q)
-    return [complete, complete >= 3, complete >= 4, guarded, one, one_nb, two, fill,
-            len(state.hands[q]), len(state.vaults[q]), ahead == 0, ahead == 1,
-            gems, *counts, sum(gold[k] for k in state.vaults[q]) / 10, complete >= 2, complete - others]
-
-
-def win_chances(state, cfg, weights=VALUE_WEIGHTS) -> np.ndarray:
-    """Each player's chance to win from ``state`` by the win model (the exact result once the game is over)."""
-    n = state.n
-    if state.over:
-        out = np.zeros(n)
-        out[state.winners] = 1.0 / len(state.winners)
-        return out
-    u = np.array([player_features(state, cfg, q) for q in range(n)], float) @ np.asarray(weights, float)
-    e = np.exp(u - u.max())
-    return e / e.sum()
+# the win model that scores the positions the lookahead reaches lives beside the engine (it is also a shaping
+# potential, GemJam.win_chance): gemenvs.gemjam.winmodel
 
 
 #: the decisions the lookahead agent searches (the others it takes as GemJamRuleAgent does)
@@ -258,7 +185,7 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
     what its seat cannot see (``resample_hidden``, ``samples`` times), and for every legal action
     plays it on a copy of each sampled state, lets GemJamRuleAgent play every seat (its own
     included) until the current turn ends (``turns`` = 2: and the next one too), and scores the
-    position reached by its chance to win under the win model (:func:`win_chances`; the exact
+    position reached by its chance to win under the win model (:func:`gemenvs.gemjam.winmodel.win_chances`; the exact
     result when the game ended). It takes the action with the best mean score, the rule agent's
     own choice on ties (within ``margin``). Every action is tried on the same sampled states
     (common random numbers); with ``keep`` only the ``keep`` best actions on the first sample (and
@@ -400,5 +327,4 @@ def make_lookahead(env, name: str, seed: int | None = None) -> GemJamLookaheadAg
     return agent
 
 
-__all__ = ["GemJamLookaheadAgent", "GemJamRuleAgent", "SEARCHED", "VALUE_FEATURES", "VALUE_WEIGHTS",
-           "make_lookahead", "parse_member", "parse_name", "player_features", "win_chances"]
+__all__ = ["GemJamLookaheadAgent", "GemJamRuleAgent", "SEARCHED", "make_lookahead", "parse_member", "parse_name"]

@@ -11,8 +11,8 @@ other's) and the CPU seconds of the agent's own decisions per game (``time.threa
     python benchmarks/gemjam_lookahead.py --fit 2500                     # refit the win model's weights
 
 ``--fit N`` plays N games of three rule agents (seeds from 200000; the shipped weights: N = 2500), keeps
-every player's :data:`~gemenvs.agents.gemjam.VALUE_FEATURES` at each turn start, fits the conditional-logit
-win model by maximum likelihood and prints the weights (what ``VALUE_WEIGHTS`` holds).
+every player's :data:`~gemenvs.gemjam.winmodel.VALUE_FEATURES` at each turn start, fits the conditional-logit
+win model by maximum likelihood and prints the weights (what ``gemenvs.gemjam.winmodel.VALUE_WEIGHTS`` holds).
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ import time
 import numpy as np
 
 from gemenvs import gemjam_v0
-from gemenvs.agents.gemjam import VALUE_FEATURES, GemJamLookaheadAgent, GemJamRuleAgent, parse_name, player_features
+from gemenvs.agents.gemjam import GemJamLookaheadAgent, GemJamRuleAgent, parse_name
+from gemenvs.gemjam.winmodel import VALUE_FEATURES, player_features
 from gemenvs.agents.match import TimedAgent, play_engine_game
 
 #: extra rows: name -> keyword arguments of GemJamLookaheadAgent

@@ -6,23 +6,29 @@ reaches with it) and a potential for reward shaping (``GemJam.win_chance``;
 ``SingleAgentEnv(potential="win_chance")``). Player ``q`` wins with probability
 ``exp(w . f_q) / sum_r exp(w . f_r)``, ``f`` the :data:`VALUE_FEATURES` of :func:`player_features`
 and ``w`` :data:`VALUE_WEIGHTS`, fitted by maximum likelihood on the positions at turn starts of
-1,500 games of three GemJamRuleAgents (``python benchmarks/gemjam_lookahead.py --fit``). Pure
-Python on the engine state.
+2,500 games of three GemJamRuleAgents (``python benchmarks/gemjam_lookahead.py --fit 2500``).
+Fitted and measured for 3 players. Pure Python on the engine state.
 """
 from __future__ import annotations
 
 import numpy as np
 
-#: what :func:`player_features` measures of one player
+#: what :func:`player_features` measures of one player: its Shrine, hand and Vault, who moves next, its lead in
+#: completed sets
 VALUE_FEATURES = ("complete", "three_sets", "four_sets", "guarded", "one_short", "one_short_no_basic", "two_short",
                   "fill", "hand", "vault", "moves_next", "moves_second",
-                  "hand_gems", "hand_reactive", "hand_attack", "hand_guardian", "hand_jam", "vault_gold")
-#: weights of the win model over :data:`VALUE_FEATURES`
-VALUE_WEIGHTS = (0.397, 0.664, 2.684, 0.142, -0.036, 0.172, -0.096, 0.511, -0.009, 0.014, 0.282, 0.155,
-                 0.069, 0.142, 0.133, 0.023, 0.108, 0.068)
+                  "hand_gems", "hand_reactive", "hand_attack", "hand_guardian", "hand_jam", "vault_gold",
+                  "two_sets", "lead")
+#: weights of the win model over :data:`VALUE_FEATURES` (a conditional logit: player q wins with probability
+#: ``exp(w . f_q) / sum_r exp(w . f_r)``), fitted on positions at turn starts of rule-agent games
+#: (2,500 games, ``python benchmarks/gemjam_lookahead.py --fit 2500``)
+VALUE_WEIGHTS = (0.613, 0.698, 2.627, 0.240, 0.041, 0.140, -0.054, 0.412, 0.011, 0.027, 0.299, 0.161,
+                 0.024, 0.100, 0.092, 0.064, 0.081, 0.027, 0.250, -0.153)
+
 
 #: card kind groups counted in a hand by :func:`player_features`
-_HAND_GROUPS = (("counter_spell", "diabolic_denial", "chaos_cube"), ("dragons_loot", "armageddon", "golem_grab", "tsunami"),
+_HAND_GROUPS = (("counter_spell", "diabolic_denial", "chaos_cube"),
+                ("dragons_loot", "armageddon", "golem_grab", "tsunami"),
                 ("gem_guardian",), ("any_gem_jam", "paired_gem_jam"))
 _KIND_TABLES: dict = {}
 
@@ -37,8 +43,10 @@ def _kind_tables(cfg) -> tuple:
 
 
 def player_features(state, cfg, q: int) -> list[float]:
-    """:data:`VALUE_FEATURES` of player ``q`` in an engine ``state`` (``cfg``: the game's rules config): its
-    Shrine's sets, who moves next (``state.turn``), and what its hand and Vault hold."""
+    """:data:`VALUE_FEATURES` of player ``q`` in an engine ``state``: its Shrine's sets, who moves next
+    (``state.turn``), and what its hand and Vault hold. Called by the lookahead agent only on states
+    redrawn from its own seat, where other players' hands and Vaults are guesses consistent with what
+    it sees. As a shaping potential it reads the true state."""
     complete = guarded = one = one_nb = two = 0
     fill = 0.0
     size, basic_of = cfg.size, cfg.basic_of
@@ -64,9 +72,11 @@ def player_features(state, cfg, q: int) -> list[float]:
         gems += is_gem[k]
         if group[k] >= 0:
             counts[group[k]] += 1
+    others = max(sum(1 for s in state.shrines[r] if len(s[4]) == size[s[1]] and basic_of[s[1]] in s[4])
+                 for r in range(state.n) if r != q)
     return [complete, complete >= 3, complete >= 4, guarded, one, one_nb, two, fill,
             len(state.hands[q]), len(state.vaults[q]), ahead == 0, ahead == 1,
-            gems, *counts, sum(gold[k] for k in state.vaults[q]) / 10]
+            gems, *counts, sum(gold[k] for k in state.vaults[q]) / 10, complete >= 2, complete - others]
 
 
 def win_chances(state, cfg, weights=VALUE_WEIGHTS) -> np.ndarray:
