@@ -40,6 +40,18 @@ FAMILIES: dict[str, dict[str, str]] = {
 SEARCH_AGENTS: dict[str, str] = {"ismcts": "gemenvs.agents.search:ISMCTSAgent"}
 
 
+def reads_state(game: str, name) -> bool:
+    """Whether agent ``name`` of ``game`` decides from the engine state (``needs_state``: a search agent, or a
+    family such as Gem Jam's ``lookahead``), so that it plays only where the match runner hands the state over."""
+    if not isinstance(name, str):
+        return False
+    return _search_agent(name) is not None or name.partition(":")[0] in STATE_FAMILIES.get(game, ())
+
+
+#: the families of :data:`FAMILIES` whose agents read the engine state (see :func:`reads_state`)
+STATE_FAMILIES: dict[str, tuple[str, ...]] = {"gemjam": ("lookahead",)}
+
+
 def _search_agent(name) -> str | None:
     """The "module:Class" of search agent ``name`` (``"ismcts"``, ``"ismcts:64"``), or None."""
     return SEARCH_AGENTS.get(name.partition(":")[0]) if isinstance(name, str) else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -132,3 +133,8 @@ def test_search_agents_are_refused_as_training_opponents():
 
     with pytest.raises(ConfigError, match=r"pool.baselines: ismcts:4: search agents .* evaluation opponents"):
         load_config(None, ["pool.baselines=[heuristic, ismcts:4]"])
+    gemjam = Path(__file__).resolve().parents[1] / "configs" / "gemjam" / "selfplay.yaml"
+    with pytest.raises(ConfigError, match=r"pool.baselines: lookahead:2: search agents .* evaluation opponents"):
+        load_config(gemjam, ["pool.baselines=[rule, lookahead:2]"])  # Gem Jam's lookahead reads the state too
+    cfg = load_config(gemjam, ["eval.opponents=[rule, lookahead]", "pretrain.teacher=lookahead"])
+    assert cfg.eval.opponents == ["rule", "lookahead"]  # an evaluation opponent and a teacher it may be

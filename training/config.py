@@ -629,9 +629,9 @@ def validate(cfg: TrainConfig) -> None:
             raise ConfigError(f"pool.family: the tuned bidder family plays MegaGem only, not {game}; "
                               f"set pool.family.members to 0")
         check_opponent_names(env, cfg.pool.baselines, "pool.baselines")
-        from gemenvs.agents.registry import SEARCH_AGENTS
+        from gemenvs.agents.registry import reads_state
 
-        searchers = [name for name in cfg.pool.baselines if str(name).partition(":")[0] in SEARCH_AGENTS]
+        searchers = [name for name in cfg.pool.baselines if reads_state(game, name)]
         if searchers:
             raise ConfigError(f"pool.baselines: {', '.join(searchers)}: search agents read the game state and cost "
                               f"milliseconds or more a decision; they are evaluation opponents (eval.opponents), "
