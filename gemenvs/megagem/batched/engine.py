@@ -307,7 +307,7 @@ class BatchedMegaGem:
         """Bytes per game of the observation and mask buffers, their scratch space, and the openings
         dealt in advance."""
         B = self.num_games
-        scratch = sum(x.nbytes for x in (self._source_t, self._seat_rows, self._head))
+        scratch = sum(x.nbytes for x in (self._source_t, self._seat_rows))
         return {"observations": self._obs.nbytes // B, "masks": self._mask.nbytes // B,
                 "observation_scratch": scratch // B, "deal_pool": self._pool.nbytes // B}
 
@@ -379,15 +379,16 @@ class BatchedMegaGem:
         self._source_t = np.zeros((size, self._padded), np.float32)
         rel = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # rel[p, k]
         L, colour = layout, np.arange(NUM_COLOURS)
-        seat_part = [L["hand"] + colour[None, :] * n + np.arange(n)[:, None],                          # own hand
+        seat_part = [np.broadcast_to(np.arange(o["own_hand"]), (n, o["own_hand"])),                    # the public head
+                     L["hand"] + colour[None, :] * n + np.arange(n)[:, None],                          # own hand
                      L["bid_limit"] + np.arange(n)[:, None]]
         seat_part += [L["players"] + f * n + rel for f in (0, 1)]                                      # hand_size, coins
         seat_part += [(L["collection"] + colour[None, None, :] * n + rel[:, :, None]).reshape(n, -1)]   # [k, colour]
         seat_part += [L["players"] + f * n + rel for f in (2, 3, 4)]                                   # loans .. locked
         tail = [L["last"] + f * n + rel for f in (0, 1, 2)] + [np.full((n, 1), L["tie_random"])]
-        self._seat_width = sum(x.shape[1] for x in seat_part)  # slots own_hand .. mission, then last_bids ..
+        self._seat_width = sum(x.shape[1] for x in seat_part)  # slots 0 .. mission, then last_bids ..
         self._seat_index = np.concatenate(seat_part + tail, axis=1)  # (n, per-seat slots): source rows
-        assert self._seat_width == o["mission"] - o["own_hand"]
+        assert self._seat_width == o["mission"]
         assert self._seat_index.shape[1] - self._seat_width == D - o["last_bids"]
         # The mission_owner slots change only when a mission is claimed (or a game dealt): they are
         # written for those games only (``_owner_changed``, set where owners change); seat p's slots
@@ -395,9 +396,8 @@ class BatchedMegaGem:
         self._owner_changed = np.ones(B, np.bool_)
         self._owner_code = np.concatenate([np.zeros((n, 1), np.intp), 1 + rel.argsort(axis=1)], axis=1)
         assert o["last_bids"] - o["mission_owner"] == m * (n + 1)
-        # a block of games' per-seat rows (seat-major), and the public head game-major
+        # a block of games' per-seat rows (seat-major)
         self._seat_rows = np.zeros((n, self._seat_index.shape[1], C + 8), np.float32)
-        self._head = np.zeros((B, o["own_hand"]), np.float32)
         # tables with the value axis first, so that look-ups write whole rows of games
         self._hand_obs_t = np.ascontiguousarray(T.HAND_OBS.T)
         self._collection_obs_t = np.ascontiguousarray(T.COLLECTION_OBS.T)
@@ -543,17 +543,15 @@ class BatchedMegaGem:
             self._tie_rank_obs.take(self.tie_place, out=s[at + 2 * n:at + 3 * n], mode="clip")
         else:  # last_winner, tie_rank, tie_random (adjacent rows) by the last winner
             self._last_winner_obs.take(self.last_winner, axis=1, out=s[at + n:at + 3 * n + 1], mode="wrap")
-        # every seat's slots: the public head, transposed once and copied to every seat; the
-        # seat-relative rows, gathered whole (seat-major) and transposed into place, a block of
-        # games at a time (so that the rows gathered stay in cache while they are copied)
-        head, w, C = self._head, self._seat_width, self._block
-        np.copyto(head, s[0:o["own_hand"]].T)
+        # every seat's slots (the public head and the seat-relative ones) gathered whole (seat-major)
+        # and transposed into place, a block of games at a time (so that the rows gathered stay in
+        # cache while they are copied)
+        w, C = self._seat_width, self._block
         for c0 in range(0, B, C):
             c1 = min(B, c0 + C)
-            obs[c0:c1, :, 0:o["own_hand"]] = head[c0:c1, None, :]
             rows = self._source_t[:, c0:c0 + C + 8].take(self._seat_index, axis=0, out=self._seat_rows, mode="clip")
             rows = rows[:, :, :c1 - c0].transpose(2, 0, 1)  # (games, n, per-seat slots)
-            obs[c0:c1, :, o["own_hand"]:o["mission"]] = rows[:, :, :w]
+            obs[c0:c1, :, 0:w] = rows[:, :, :w]
             obs[c0:c1, :, o["last_bids"]:] = rows[:, :, w:]
         if np.logical_or.reduce(self._owner_changed):
             idx = self._owner_changed.nonzero()[0]
