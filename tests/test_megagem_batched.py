@@ -116,7 +116,7 @@ def play_differential(games: int, batch: int, seed: int, reward: str = "win", fu
     n = eng.num_players
     states = [game.new_state(int(eng.seeds[b])) for b in range(batch)]
     rng = np.random.default_rng(seed)
-    seen = {"first_auction_ties": 0, "forced_runs": 0, "one_gem_of_two": 0, "forced_reveals": 0, "over": 0}
+    seen = {"first_auction_ties": 0, "forced_runs": 0, "long_forced_runs": 0, "one_gem_of_two": 0, "forced_reveals": 0, "over": 0}
     played = 0
     while played < games:
         masks, obs, to_act = eng.action_masks().copy(), eng.observations().copy(), eng.to_act()
@@ -151,6 +151,7 @@ def play_differential(games: int, batch: int, seed: int, reward: str = "win", fu
             rs = game.action_spec["reveal"].start
             seen["forced_reveals"] += sum(1 for p, a, f in s.log if f and a >= rs)
             seen["forced_runs"] += longest_forced_run(s, rs) >= 2
+            seen["long_forced_runs"] += longest_forced_run(s, rs) > n
             seen["over"] += 1
             played += 1
         for b in eng.reset_finished():
@@ -193,6 +194,17 @@ def test_differential_defaults_and_mixed_thousands():
     # the rare paths were played (runs of forced rounds are common in random play: coins run out)
     assert counts["first_auction_ties"] > 0 and counts["forced_runs"] > 0
     assert counts["one_gem_of_two"] > 0 and counts["forced_reveals"] > 0
+
+
+def test_differential_forced_runs_paused_and_run_on(monkeypatch):
+    """A forced-round pass that looks one turn ahead pauses most runs and runs them on: same games."""
+    monkeypatch.setattr(BatchedMegaGem, "_TURNS_AHEAD", 1)
+    total, longest = 0, 0
+    for seed, options in enumerate([dict(num_players=3), dict(num_players=5, tie_break="queue")]):
+        played, seen = play_differential(games=100, batch=50, seed=200 + seed, full_every_step=1, **options)
+        total += played
+        longest += seen["long_forced_runs"]
+    assert total >= 200 and longest > 0
 
 
 # ----------------------------------------------------------------------------- auto-reset and seeding

@@ -232,8 +232,9 @@ class BatchedMegaGem:
         self._place_after = np.concatenate([(np.arange(n)[:, None] - np.arange(n)[None, :] - 1) % n,
                                             np.arange(n)[:, None]], axis=1).astype(np.int16)
         self._win = _winner_table(n)
-        # the forced-round pass (``_play_forced_rounds``) looks K rounds ahead, whole turns around the table
-        self._ahead = n * -(-NUM_AUCTION_CARDS // n)
+        # the forced-round pass (``_play_forced_rounds``) looks K rounds ahead, two turns around the
+        # table (runs are short: a longer one is paused after K - 1 rounds and run on by a further pass)
+        self._ahead = self._TURNS_AHEAD * n
         self._ahead_i = np.arange(self._ahead)[:, None]
         self._ahead_turn = self._ahead_i % n
         self._ahead_later = self._ahead_i >= 1
@@ -287,6 +288,7 @@ class BatchedMegaGem:
             self.rec_reveal = z((B, NUM_AUCTION_CARDS), np.int8)
             self.rec_forced = z((B, NUM_AUCTION_CARDS), np.uint8)  # forced-bid seat bits, 0x80 forced reveal
 
+    _TURNS_AHEAD = 2  # turns around the table a forced-round pass looks ahead (``_play_forced_rounds``)
     _POOL_GAMES = 32768  # openings dealt in advance: this many games, 2 to 64 per slot
 
     _STATE_FIELDS = ("seeds", "episodes", "_u8", "_i8", "_seat16", "_codes", "debts", "_rows", "prefix")
@@ -769,11 +771,12 @@ class BatchedMegaGem:
         choose which gem to reveal, or (c) sells the last gem. Within such a run of rounds the
         winners take turns in tie order, the gems are sold in deck order and each winner holding a
         single colour reveals it while its hand lasts, so the whole run is computed at once over
-        the rounds ahead (arrays (K rounds, m games)), and the state is set to where it stops.
+        the rounds ahead (arrays (K rounds, m games)), and the state is set to where it stops (or,
+        for a run longer than K - 1 rounds, to round K - 1, from which a further pass runs on).
         """
         m, n, fs = len(idx), self.num_players, self._for_sale
         kn, i = self._ahead, self._ahead_i     # K rounds ahead (whole turns around the table), (K, 1)
-        j = np.arange(m)
+        j = self._ar[:m]
         # the games' state, one block at a time (each block is written back whole at the end)
         u8, i8, s16, codes = self._u8[:, idx], self._i8[:, idx], self._seat16[:, :, idx], self._codes[:, :, idx]
         invested = self.debts[1][:, idx]
@@ -808,8 +811,11 @@ class BatchedMegaGem:
         stop = loan | ends
         stop |= choice
         s = stop.argmax(axis=0)                # the round where the run stops
+        paused = ~stop.reshape(-1).take(s * m + j)  # no stop within K rounds (s = 0): pause at round K - 1
+        s += paused * (kn - 1)
         at_s = s * m + j
-        not_loan_s = ~loan.reshape(-1).take(at_s)  # (a Loan round is not played: its bids are choices)
+        not_loan_s = ~loan.reshape(-1).take(at_s)  # (a Loan round is not played: its bids are choices;
+        not_loan_s &= ~paused                      # nor is the round a run is paused at)
         choice_s = choice.reshape(-1).take(at_s) & not_loan_s
         end_s = ends.reshape(-1).take(at_s) & not_loan_s
         played = s + not_loan_s
@@ -875,6 +881,8 @@ class BatchedMegaGem:
             rev = revealed[ii, jj]
             self.rec_forced[g, r] = np.uint8((1 << n) - 1) | (rev * np.uint8(_REVEAL_FORCED_BIT))
             self.rec_reveal[g[rev], r[rev]] = single_w[ii, jj][rev]
+        if np.logical_or.reduce(paused):
+            self._play_forced_rounds(idx[paused], ended)
 
     def _end_games(self, ended: np.ndarray) -> StepResult:
         """Game end for games ``ended``: every hand is revealed into the Display, then the scores
