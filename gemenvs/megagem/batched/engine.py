@@ -790,7 +790,7 @@ class BatchedMegaGem:
         sold = np.empty((kn + 1, m), np.int16)  # gems sold before each round ahead (row k) and after it (k + 1)
         sold[0] = u8[_SOLD]
         sold[1:] = gems
-        sold.cumsum(axis=0, out=sold)
+        np.add.accumulate(sold, axis=0, out=sold)
         np.minimum(sold, np.int16(fs), out=sold)
         ends = sold[1:] >= fs
         req = ~ends                            # a reveal follows (hand permitting)
@@ -804,7 +804,7 @@ class BatchedMegaGem:
         hand_w = hands0.reshape(-1).take(at_w)  # the winner's hand as the run starts
         single_w = T.SINGLE.take(hand_w)
         # (this and earlier rounds of the same winner that asked for a reveal: its hand is not empty yet)
-        must = T.SIZE.take(hand_w) >= req.reshape(kn // n, n, m).cumsum(axis=0, dtype=np.uint8).reshape(kn, m)
+        must = T.SIZE.take(hand_w) >= _running_turns(req, self._TURNS_AHEAD, np.uint8).reshape(kn, m)
         must &= req
         choice = single_w < 0                  # several colours: the winner chooses, the run stops
         choice &= must
@@ -829,10 +829,10 @@ class BatchedMegaGem:
         prefix = self._prefix_flat.take(self._prefix_base.take(idx) + sold)
         gain = prefix[1:] - prefix[:-1]
         gain *= auctioned
-        gained = gain.reshape(kn // n, n, m).cumsum(axis=0, dtype=np.uint16)  # (turn, place, m) so far
+        gained = _running_turns(gain, self._TURNS_AHEAD, np.uint16)  # (turn, place * m) so far
         # Clarification 8, round by round: the winner claims the open missions its Collection meets.
         met = self._met.take(coll0.reshape(-1).take(at_w) + gained.reshape(kn, m))
-        coll0 += gained[-1].reshape(-1).take(at_place)
+        coll0 += gained[-1].take(at_place)
         invest = T.INVEST_AMOUNT.take(cards) * auctioned
         invested += np.add.reduce(invest.reshape(kn // n, n, m), axis=0, dtype=np.uint8).reshape(-1).take(at_place)
         reveals = np.add.reduce(revealed.reshape(kn // n, n, m), axis=0, dtype=np.uint16).reshape(-1).take(at_place)
@@ -845,7 +845,7 @@ class BatchedMegaGem:
         claim = np.logical_or.reduce(met, axis=1)
         claim &= owner < 0
         first = met.argmax(axis=1)             # the round each is claimed in
-        owner += claim * (w.reshape(-1).take(first * m + j) - owner)
+        np.copyto(owner, w.reshape(-1).take(first * m + j), where=claim, casting="unsafe")
         self._owner_changed[idx[np.logical_or.reduce(claim, axis=0)]] = True
         # where the run stops
         last = w.reshape(-1).take((played - 1) * m + j)
@@ -998,6 +998,15 @@ class BatchedMegaGem:
         """Game ``b`` as a scalar :class:`~gemenvs.megagem.rules.MegaGemState` (rebuilt by replaying
         :meth:`to_dict`, which the scalar engine checks field by field)."""
         return self.game.state_from_dict(self.to_dict(b))
+
+
+def _running_turns(x: np.ndarray, turns: int, dtype) -> np.ndarray:
+    """Running sums of ``x`` (turns * n rounds, m) over whole turns, as ``dtype``: row t of the
+    (turns, n * m) result sums turns 0..t (row adds: cheaper than ``cumsum`` along the first axis)."""
+    y = x.reshape(turns, -1).astype(dtype)
+    for t in range(1, turns):
+        y[t] += y[t - 1]
+    return y
 
 
 def _winner_table(n: int) -> np.ndarray:
