@@ -51,6 +51,7 @@ _MISSIONS = _DECK_LEFT + NUM_AUCTION_KINDS
 _U8_ROWS = _MISSIONS + MISSIONS_IN_PLAY
 _CARD, _WINNER, _LAST_WINNER, _OWNER = 0, 1, 2, 3
 _I8_ROWS = _OWNER + MISSIONS_IN_PLAY
+_DEBTS = _U8_ROWS + _I8_ROWS  # (the byte block: the uint8 rows, the int8 rows, then the debts, 3 per seat)
 _REVEAL_FORCED_BIT = 0x80
 _OBS_BLOCK = 128
 _ROW_SHIFT = 7
@@ -104,11 +105,10 @@ class _Openings:
     """Games as dealt (``rules.new_state``), in the engine's blocks (see ``_allocate_state``): one
     entry per game; the pool keeps them so, and dealing a game is a copy of its entries."""
 
-    def __init__(self, seeds, u8, i8, seat16, codes, rows, prefix):
-        self.seeds, self.u8, self.i8, self.seat16, self.codes, self.rows, self.prefix = (
-            seeds, u8, i8, seat16, codes, rows, prefix)
+    def __init__(self, seeds, bytes_, words, rows, prefix):
+        self.seeds, self.bytes, self.words, self.rows, self.prefix = seeds, bytes_, words, rows, prefix
 
-    FIELDS = ("seeds", "u8", "i8", "seat16", "codes", "rows", "prefix")
+    FIELDS = ("seeds", "bytes", "words", "rows", "prefix")
 
     @classmethod
     def dealt(cls, opts: rules.Options, seeds: np.ndarray) -> "_Openings":
@@ -119,7 +119,8 @@ class _Openings:
         fs = for_sale.shape[1]
         prefix = np.zeros((g, fs + 1), np.uint16)
         np.cumsum(T.POW[for_sale], axis=1, dtype=np.uint16, out=prefix[:, 1:])
-        u8 = np.zeros((g, _U8_ROWS), np.uint8)
+        block = np.zeros((g, _DEBTS + 3 * n), np.uint8)
+        u8, i8 = block[:, :_U8_ROWS], block[:, _U8_ROWS:_DEBTS].view(np.int8)
         u8[:, _CHART] = d.chart
         u8[:, _TURNED] = min(2, fs)
         u8[:, _ROUND] = 1
@@ -128,15 +129,15 @@ class _Openings:
         u8[:, _DECK_LEFT:_DECK_LEFT + NUM_AUCTION_KINDS] = np.array(AUCTION_COPIES, np.uint8) - (
             first[:, None] == np.arange(NUM_AUCTION_KINDS))
         u8[:, _MISSIONS:_MISSIONS + MISSIONS_IN_PLAY] = d.missions
-        i8 = np.full((g, _I8_ROWS), -1, np.int8)
+        i8[:] = -1
         i8[:, _CARD] = first
-        seat16 = np.zeros((g, 3, n), np.int16)
+        words = np.zeros((g, 5, n), np.int16)  # the word block: coins, tie places, last bids, hands, Collections
+        seat16, codes = words[:, :3], words[:, 3:].view(np.uint16)
         seat16[:, 0] = opts.start_coins
         np.put_along_axis(seat16[:, 1], d.queue.astype(np.int64), np.arange(n, dtype=np.int16)[None, :], axis=1)
-        codes = np.zeros((g, 2, n), np.uint16)
         codes[:, 0] = T.POW[d.gems[:, :n * k].reshape(g, n, k)].sum(axis=2, dtype=np.uint16)
         rows = np.concatenate([for_sale, np.full((g, 2), _NO_GEM, np.uint8), d.auction], axis=1)
-        return cls(d.seeds, u8, i8, seat16, codes, rows, prefix)
+        return cls(d.seeds, block, words, rows, prefix)
 
 
 class _DealPool:
@@ -253,7 +254,9 @@ class BatchedMegaGem:
         z = np.zeros
         self.seeds = z(B, _U64)                  # seed of each game (scalar new_state(seed))
         self.episodes = z(B, np.uint32)          # games finished in each slot before this one
-        self._u8 = z((_U8_ROWS, B), np.uint8)
+        # the byte block: uint8 fields, int8 fields, debts; the word block: int16 fields, codes
+        self._bytes = z((_DEBTS + 3 * n, B), np.uint8)
+        self._u8 = self._bytes[:_U8_ROWS]
         self.chart = self._u8[_CHART]            # index into CHART_NAMES
         self.sold = self._u8[_SOLD]              # gems sold
         self.turned = self._u8[_TURNED]          # gems turned face up: the row is gems[sold:turned]
@@ -263,16 +266,18 @@ class BatchedMegaGem:
         self.display = self._u8[_DISPLAY:_DISPLAY + NUM_COLOURS]
         self.deck_left = self._u8[_DECK_LEFT:_DECK_LEFT + NUM_AUCTION_KINDS]  # auction cards of each kind face down
         self.missions = self._u8[_MISSIONS:_MISSIONS + MISSIONS_IN_PLAY]
-        self._i8 = np.full((_I8_ROWS, B), -1, np.int8)
+        self._i8 = self._bytes[_U8_ROWS:_DEBTS].view(np.int8)
+        self._i8[:] = -1
         self.card = self._i8[_CARD]              # card being auctioned, -1 when over
         self.winner = self._i8[_WINNER]          # the winner who must reveal, else -1
         self.last_winner = self._i8[_LAST_WINNER]
         self.mission_owner = self._i8[_OWNER:_OWNER + MISSIONS_IN_PLAY]
-        self._seat16 = z((3, n, B), np.int16)    # per seat: coins, place in this auction's tie order, last bid
+        self._words = z((5, n, B), np.int16)
+        self._seat16 = self._words[:3]           # per seat: coins, place in this auction's tie order, last bid
         self.coins, self.tie_place, self.last_bids = self._seat16
-        self._codes = z((2, n, B), np.uint16)    # per seat: hand, Collection (codes, tables.py)
+        self._codes = self._words[3:].view(np.uint16)  # per seat: hand, Collection (codes, tables.py)
         self.hands, self.collections = self._codes
-        self.debts = z((3, n, B), np.uint8)      # per seat: [loans owed, investment amounts, locked bids]
+        self.debts = self._bytes[_DEBTS:].reshape(3, n, B)  # per seat: [loans owed, investment amounts, locked bids]
         self._row_len = fs + 2 + NUM_AUCTION_CARDS
         self._rows = z((B, self._row_len), np.uint8)
         self.gems = self._rows[:, :fs + 2]       # colours of the gems for sale in order, then 2 x "no gem"
@@ -291,7 +296,7 @@ class BatchedMegaGem:
     _TURNS_AHEAD = 2  # turns around the table a forced-round pass looks ahead (``_play_forced_rounds``)
     _POOL_GAMES = 32768  # openings dealt in advance: this many games, 2 to 64 per slot
 
-    _STATE_FIELDS = ("seeds", "episodes", "_u8", "_i8", "_seat16", "_codes", "debts", "_rows", "prefix")
+    _STATE_FIELDS = ("seeds", "episodes", "_bytes", "_words", "_rows", "prefix")
     _RECORD_FIELDS = ("rec_bids", "rec_winner", "rec_reveal", "rec_forced")
 
     @property
@@ -458,11 +463,8 @@ class BatchedMegaGem:
     def _deal_into(self, idx: np.ndarray, d: _Openings) -> None:
         """Set games ``idx`` to their openings ``d``: the state of ``rules.new_state`` (round 1 started)."""
         self.seeds[idx] = d.seeds
-        self._u8[:, idx] = d.u8.T
-        self._i8[:, idx] = d.i8.T
-        self._seat16[:, :, idx] = d.seat16.transpose(1, 2, 0)
-        self._codes[:, :, idx] = d.codes.transpose(1, 2, 0)
-        self.debts[:, :, idx] = 0
+        self._bytes[:, idx] = d.bytes.T
+        self._words[:, :, idx] = d.words.transpose(1, 2, 0)
         self._rows[idx] = d.rows
         self.prefix[idx] = d.prefix
         if self.record:
@@ -778,8 +780,9 @@ class BatchedMegaGem:
         kn, i = self._ahead, self._ahead_i     # K rounds ahead (whole turns around the table), (K, 1)
         j = self._ar[:m]
         # the games' state, one block at a time (each block is written back whole at the end)
-        u8, i8, s16, codes = self._u8[:, idx], self._i8[:, idx], self._seat16[:, :, idx], self._codes[:, :, idx]
-        invested = self.debts[1][:, idx]
+        block, words = self._bytes[:, idx], self._words[:, :, idx]
+        u8, i8, invested = block[:_U8_ROWS], block[_U8_ROWS:_DEBTS].view(np.int8), block[_DEBTS + n:_DEBTS + 2 * n]
+        s16, codes = words[:3], words[3:].view(np.uint16)
         hands0, coll0, tie_place = codes[0], codes[1], s16[1]
         r0 = u8[_ROUND].astype(np.intp)        # the first forced round (already started)
         # the cards of this round and the next ones (past the deck: anything; the run stops before,
@@ -867,11 +870,8 @@ class BatchedMegaGem:
         turned_up &= self._ahead_later
         u8[_DECK_LEFT:_DECK_LEFT + NUM_AUCTION_KINDS] -= np.add.reduce(
             (cards == self._kinds[:, :, None]) & turned_up, axis=1, dtype=np.uint8)
-        self._u8[:, idx] = u8
-        self._i8[:, idx] = i8
-        self._seat16[:, :, idx] = s16
-        self._codes[:, :, idx] = codes
-        self.debts[1][:, idx] = invested
+        self._bytes[:, idx] = block
+        self._words[:, :, idx] = words
         ended[idx[end_s]] = True
         if self.record:
             ii, jj = np.nonzero(auctioned)
@@ -893,7 +893,8 @@ class BatchedMegaGem:
         idx = ended.nonzero()[0]
         if not idx.size:
             return result
-        u8, codes = self._u8[:, idx], self._codes[:, :, idx]
+        block, words = self._bytes[:, idx], self._words[:, :, idx]
+        u8, codes = block[:_U8_ROWS], words[3:].view(np.uint16)
         display = u8[_DISPLAY:_DISPLAY + NUM_COLOURS]
         display += self._counts_t.take(np.add.reduce(codes[0], axis=0, dtype=np.uint16), axis=1)  # (codes add)
         if not self.auto_reset:  # (with auto_reset the game is dealt afresh before anyone sees it over)
@@ -903,13 +904,13 @@ class BatchedMegaGem:
             self._i8[_CARD:_WINNER + 1, idx] = -1
         values = T.GEM_VALUE_I32.take(display + u8[_CHART] * np.uint8(T.BASE))           # (5, E)
         scores = np.add.reduce(T.COUNTS.take(codes[1], axis=0) * values.T, axis=2)        # (n, E) gems
-        scores += self.coins[:, idx]
-        debts = self.debts[:, :, idx].astype(np.int32)
-        scores += debts[1]
-        scores += debts[2]
-        scores -= debts[0]
+        scores += words[0]                                                                # coins
+        debts = block[_DEBTS:].reshape(3, n, -1)
+        scores += np.add.reduce(debts[1:], axis=0, dtype=np.int32)                        # investments, locked bids
+        scores -= debts[0]                                                                # loans
         worth = self._mission_value.take(u8[_MISSIONS:_MISSIONS + MISSIONS_IN_PLAY])      # (4, E)
-        mine = self._owner_one_hot.take(self.mission_owner[:, idx], axis=0, mode="wrap")  # (4, E, n)
+        owners = block[_U8_ROWS + _OWNER:_U8_ROWS + _OWNER + MISSIONS_IN_PLAY].view(np.int8)
+        mine = self._owner_one_hot.take(owners, axis=0, mode="wrap")                      # (4, E, n)
         scores = scores.T
         scores += np.add.reduce(mine * worth[:, :, None], axis=0)                         # (E, n)
         result.scores[idx] = scores
