@@ -496,7 +496,7 @@ class BatchedMegaGem:
 
     def num_to_act(self) -> int:
         """How many seats of all games have a choice now (``to_act().sum()``)."""
-        return int(np.count_nonzero(self._choice))
+        return int(np.count_nonzero(self._choosers))
 
     def action_masks(self) -> np.ndarray:
         """(B, n, num_actions) int8 legal-action masks, equal to the scalar ``legal_mask(state, p)``.
