@@ -398,9 +398,10 @@ class BatchedMegaGem:
         assert self._seat_width == o["mission"]
         assert self._seat_index.shape[1] - self._seat_width == D - o["last_bids"]
         # The mission_owner slots change only when a mission is claimed (or a game dealt): they are
-        # written for those games only (``_owner_changed``, set where owners change); seat p's slots
-        # of mission i: one-hot of ``_owner_code[p, owner + 1]`` (0 open, 1 + (owner - p) % n).
-        self._owner_changed = np.ones(B, np.bool_)
+        # written for the games whose owners differ from those last written (``_owner_seen``, -2: never
+        # written); seat p's slots of mission i: one-hot of ``_owner_code[p, owner + 1]`` (0 open,
+        # 1 + (owner - p) % n).
+        self._owner_seen = np.full((m, B), -2, np.int8)
         self._owner_code = np.concatenate([np.zeros((n, 1), np.intp), 1 + rel.argsort(axis=1)], axis=1)
         assert o["last_bids"] - o["mission_owner"] == m * (n + 1)
         # a block of games' per-seat rows (seat-major)
@@ -470,7 +471,6 @@ class BatchedMegaGem:
         if self.record:
             self.rec_reveal[idx] = -1
         self._fresh[idx] = True
-        self._owner_changed[idx] = True
 
     def _refresh(self) -> None:
         """Recompute what the masks, observations and the next step read (after any change)."""
@@ -557,12 +557,13 @@ class BatchedMegaGem:
             rows = rows[:, :, :c1 - c0].transpose(2, 0, 1)  # (games, n, per-seat slots)
             obs[c0:c1, :, 0:w] = rows[:, :, :w]
             obs[c0:c1, :, o["last_bids"]:] = rows[:, :, w:]
-        if np.logical_or.reduce(self._owner_changed):
-            idx = self._owner_changed.nonzero()[0]
+        changed = np.logical_or.reduce(self.mission_owner != self._owner_seen, axis=0)
+        if np.logical_or.reduce(changed):
+            idx = changed.nonzero()[0]
             code = self._owner_code.take(self.mission_owner[:, idx].astype(np.intp) + 1, axis=1)  # (n, 4, E)
             slots = self._owner_obs.take(code, axis=0)  # (n seats, 4 missions, E, n + 1)
             obs[idx, :, o["mission_owner"]:o["last_bids"]] = slots.transpose(2, 0, 1, 3).reshape(len(idx), n, -1)
-            self._owner_changed[idx] = False
+            self._owner_seen[:, idx] = self.mission_owner[:, idx]
         return self._obs_view
 
     def _write_game_constants(self, idx: np.ndarray, s: np.ndarray) -> None:
@@ -746,7 +747,6 @@ class BatchedMegaGem:
         claim = claim.astype(np.bool_)
         claim &= self.mission_owner < 0
         self.mission_owner += claim * (w - self.mission_owner)  # (-1 -> w)
-        self._owner_changed |= np.logical_or.reduce(claim, axis=0)
         self.winner |= -g.view(np.int8)  # (-> -1)
         turned = self.turned  # refill the row
         turned += (np.minimum(self.sold + np.uint8(2), np.uint8(fs)) - turned) * g
@@ -849,7 +849,6 @@ class BatchedMegaGem:
         claim &= owner < 0
         first = met.argmax(axis=1)             # the round each is claimed in
         np.copyto(owner, w.reshape(-1).take(first * m + j), where=claim, casting="unsafe")
-        self._owner_changed[idx[np.logical_or.reduce(claim, axis=0)]] = True
         # where the run stops
         last = w.reshape(-1).take((played - 1) * m + j)
         i8[_LAST_WINNER] = last
