@@ -212,7 +212,6 @@ class BatchedMegaGem:
         self._queue = self.opts.tie_break == "queue"
         self._met = T.missions_met(self.opts.two_pairs)
         self._mission_bit = np.uint32(1) << np.arange(NUM_MISSIONS, dtype=np.uint32)  # (bits of _met)
-        self._seat = np.arange(n, dtype=np.int16)[:, None]  # (n, 1): broadcasts over games
         self._ar = np.arange(B)
         self._mission_value = np.array(MISSION_VALUE, dtype=np.int32)
         self._owner_one_hot = np.eye(n + 1, n, dtype=np.int32)  # by mission owner (-1: the last row, zeros)
@@ -349,7 +348,8 @@ class BatchedMegaGem:
             legal = np.flatnonzero(row)
             nth[r, :legal.size] = legal
         self._nth_flat = nth.reshape(-1)
-        self._held_bits = (T.COUNTS > 0).astype(np.int16) @ (np.int16(1) << np.arange(NUM_COLOURS, dtype=np.int16))
+        held_bits = (T.COUNTS > 0).astype(np.int16) @ (np.int16(1) << np.arange(NUM_COLOURS, dtype=np.int16))
+        self._reveal_rows = held_bits + np.int16(self._reveal_row)  # a revealing winner's row, by hand code
         o = {s.name: s.offset for s in self.game.spec.slices}
         self._off = o
         assert o["hand_size"] == o["bid_limit"] + 1 and o["mission"] == o["hand_size"] + 10 * n
@@ -482,8 +482,8 @@ class BatchedMegaGem:
         choice = (self._limit + np.int16(1)) * self._bidders  # each seat's mask row (see _allocate_outputs)
         self._winner_revealing = None
         if np.logical_or.reduce(self._revealing, axis=None):
-            self._winner_revealing = rw = (self._seat == self.winner) & self._revealing
-            choice += rw * (self._held_bits.take(self.hands) + np.int16(self._reveal_row))
+            self._winner_revealing = rw = (self._seat8 == self.winner) & self._revealing
+            choice += rw * self._reveal_rows.take(self.hands)
         self._choice = choice.astype(np.intp)
         self._choice_at = self._choice << _ROW_SHIFT  # (its first entry in the flat tables)
         self._choosers = choice > 0
