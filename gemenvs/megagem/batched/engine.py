@@ -103,12 +103,30 @@ class StepResult:
 
 class _Openings:
     """Games as dealt (``rules.new_state``), in the engine's blocks (see ``_allocate_state``): one
-    entry per game; the pool keeps them so, and dealing a game is a copy of its entries."""
+    record of bytes per game, holding the seed, the word block, the prefix codes, the byte block
+    and the card rows as views (so that the pool hands out openings with one gather)."""
 
-    def __init__(self, seeds, bytes_, words, rows, prefix):
-        self.seeds, self.bytes, self.words, self.rows, self.prefix = seeds, bytes_, words, rows, prefix
+    def __init__(self, record: np.ndarray, n: int, fs: int):
+        g, (w, p, b, r) = len(record), _Openings.layout(n, fs)
+        self.record = record
+        self.seeds = record[:, 0:8].view(_U64)[:, 0]
+        self.words = record[:, w:p].view(np.int16).reshape(g, 5, n)
+        self.prefix = record[:, p:b].view(np.uint16)
+        self.bytes = record[:, b:r]
+        self.rows = record[:, r:r + fs + 2 + NUM_AUCTION_CARDS]
 
-    FIELDS = ("seeds", "bytes", "words", "rows", "prefix")
+    @staticmethod
+    def layout(n: int, fs: int) -> tuple[int, int, int, int]:
+        """Where the word block, the prefix codes, the byte block and the rows start in a record."""
+        w = 8
+        p = w + 10 * n
+        b = p + 2 * (fs + 1)
+        return w, p, b, b + _DEBTS + 3 * n
+
+    @staticmethod
+    def record_size(n: int, fs: int) -> int:
+        """Bytes per record (a multiple of 8, so that every record's seed is aligned)."""
+        return -(-(_Openings.layout(n, fs)[3] + fs + 2 + NUM_AUCTION_CARDS) // 8) * 8
 
     @classmethod
     def dealt(cls, opts: rules.Options, seeds: np.ndarray) -> "_Openings":
@@ -117,10 +135,10 @@ class _Openings:
         g, n, k = len(seeds), opts.num_players, opts.hand_size
         for_sale = d.gems[:, n * k:]
         fs = for_sale.shape[1]
-        prefix = np.zeros((g, fs + 1), np.uint16)
-        np.cumsum(T.POW[for_sale], axis=1, dtype=np.uint16, out=prefix[:, 1:])
-        block = np.zeros((g, _DEBTS + 3 * n), np.uint8)
-        u8, i8 = block[:, :_U8_ROWS], block[:, _U8_ROWS:_DEBTS].view(np.int8)
+        o = cls(np.zeros((g, cls.record_size(n, fs)), np.uint8), n, fs)
+        o.seeds[:] = d.seeds
+        np.cumsum(T.POW[for_sale], axis=1, dtype=np.uint16, out=o.prefix[:, 1:])
+        u8, i8 = o.bytes[:, :_U8_ROWS], o.bytes[:, _U8_ROWS:_DEBTS].view(np.int8)
         u8[:, _CHART] = d.chart
         u8[:, _TURNED] = min(2, fs)
         u8[:, _ROUND] = 1
@@ -131,13 +149,12 @@ class _Openings:
         u8[:, _MISSIONS:_MISSIONS + MISSIONS_IN_PLAY] = d.missions
         i8[:] = -1
         i8[:, _CARD] = first
-        words = np.zeros((g, 5, n), np.int16)  # the word block: coins, tie places, last bids, hands, Collections
-        seat16, codes = words[:, :3], words[:, 3:].view(np.uint16)
+        seat16, codes = o.words[:, :3], o.words[:, 3:].view(np.uint16)  # coins, tie places, last bids; hands, Collections
         seat16[:, 0] = opts.start_coins
         np.put_along_axis(seat16[:, 1], d.queue.astype(np.int64), np.arange(n, dtype=np.int16)[None, :], axis=1)
         codes[:, 0] = T.POW[d.gems[:, :n * k].reshape(g, n, k)].sum(axis=2, dtype=np.uint16)
-        rows = np.concatenate([for_sale, np.full((g, 2), _NO_GEM, np.uint8), d.auction], axis=1)
-        return cls(d.seeds, block, words, rows, prefix)
+        o.rows[:] = np.concatenate([for_sale, np.full((g, 2), _NO_GEM, np.uint8), d.auction], axis=1)
+        return o
 
 
 class _DealPool:
@@ -147,17 +164,15 @@ class _DealPool:
     the next episodes of every slot at once and hands them out as games end.
     """
 
-    def __init__(self, opts: rules.Options, seed: int, num_games: int, depth: int):
-        self.opts, self.seed, self.depth = opts, seed, depth
+    def __init__(self, opts: rules.Options, seed: int, num_games: int, depth: int, for_sale: int):
+        self.opts, self.seed, self.depth, self.for_sale = opts, seed, depth, for_sale
         self.held_to = np.zeros(num_games, dtype=np.int64)  # one past the last episode held, per slot
-        sample = _Openings.dealt(opts, np.zeros(1, _U64))
-        self.store = {k: np.zeros((num_games * depth,) + getattr(sample, k).shape[1:], getattr(sample, k).dtype)
-                      for k in _Openings.FIELDS}
+        self.store = np.zeros((num_games * depth, _Openings.record_size(opts.num_players, for_sale)), np.uint8)
 
     @property
     def nbytes(self) -> int:
         """Bytes held."""
-        return sum(v.nbytes for v in self.store.values())
+        return self.store.nbytes
 
     def take(self, slots: np.ndarray, episodes: np.ndarray, playing: np.ndarray) -> _Openings:
         """The openings of (slot, episode) pairs, about to be played; ``playing`` (B,) is the episode
@@ -167,7 +182,7 @@ class _DealPool:
             next_needed[slots] -= 1
             self._refill(next_needed)
         at = slots * self.depth + episodes % self.depth
-        return _Openings(*(self.store[k].take(at, axis=0) for k in _Openings.FIELDS))
+        return _Openings(self.store.take(at, axis=0), self.opts.num_players, self.for_sale)
 
     def _refill(self, next_needed: np.ndarray) -> None:
         """Hold episodes next_needed .. next_needed + depth - 1 of every slot."""
@@ -178,8 +193,7 @@ class _DealPool:
         episodes = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count) + np.repeat(start, count)
         dealt = _Openings.dealt(self.opts, game_seeds(self.seed, slots, episodes))
         at = slots * self.depth + episodes % self.depth
-        for k in _Openings.FIELDS:
-            self.store[k][at] = getattr(dealt, k)
+        self.store[at] = dealt.record
         self.held_to = np.maximum(self.held_to, stop)
 
 
@@ -442,7 +456,7 @@ class BatchedMegaGem:
         self.seed = seed
         B = self.num_games
         depth = int(np.clip(-(-self._POOL_GAMES // B), 2, 64))
-        self._pool = _DealPool(self.opts, seed, B, depth)
+        self._pool = _DealPool(self.opts, seed, B, depth, self._for_sale)
         self.episodes[:] = 0
         slots = np.arange(B)
         self._deal_into(slots, self._pool.take(slots, np.zeros(B, np.int64), self.episodes))
