@@ -58,6 +58,7 @@ _ROW_SHIFT = 7
 _ROW_WIDTH = 1 << _ROW_SHIFT  # entries per row of the flat mask tables (more than any num_actions)  # games whose per-seat observation slots are gathered and copied at once
 
 _U64 = np.uint64
+_LOSS_WIN = np.array([-1.0, 1.0])  # the "win" reward of a loser and of a top scorer
 _GOLDEN = _U64(0x9E3779B97F4A7C15)
 
 
@@ -916,7 +917,7 @@ class BatchedMegaGem:
             self.phase[idx] = OVER
             self._i8[_CARD:_WINNER + 1, idx] = -1
         values = T.GEM_VALUE_I32.take(display + u8[_CHART] * np.uint8(T.BASE))           # (5, E)
-        scores = np.add.reduce(T.COUNTS.take(codes[1], axis=0) * values.T, axis=2)        # (n, E) gems
+        scores = np.einsum("nec,ce->ne", T.COUNTS.take(codes[1], axis=0), values)         # (n, E) gems
         scores += words[0]                                                                # coins
         debts = block[_DEBTS:].reshape(3, n, -1)
         scores += np.add.reduce(debts[1:], axis=0, dtype=np.int32)                        # investments, locked bids
@@ -925,12 +926,12 @@ class BatchedMegaGem:
         owners = block[_U8_ROWS + _OWNER:_U8_ROWS + _OWNER + MISSIONS_IN_PLAY].view(np.int8)
         mine = self._owner_one_hot.take(owners, axis=0, mode="wrap")                      # (4, E, n)
         scores = scores.T
-        scores += np.add.reduce(mine * worth[:, :, None], axis=0)                         # (E, n)
+        scores += np.einsum("ien,ie->en", mine, worth)                                    # (E, n)
         result.scores[idx] = scores
         winners = scores == np.maximum.reduce(scores, axis=1, keepdims=True)
         result.winners[idx] = winners
         if self.reward == "win":  # (rewards.terminal_rewards: 1 for every top scorer, else -1)
-            result.rewards[idx] = winners * 2.0 - 1.0
+            result.rewards[idx] = _LOSS_WIN.take(winners)
         else:
             result.rewards[idx] = _terminal_rewards(self.reward, scores.astype(np.float64), SCORE_SCALE)
         result.seeds[idx] = self.seeds[idx]
