@@ -228,6 +228,7 @@ class BatchedMegaGem:
         self._met = T.missions_met(self.opts.two_pairs)
         self._mission_bit = np.uint32(1) << np.arange(NUM_MISSIONS, dtype=np.uint32)  # (bits of _met)
         self._ar = np.arange(B)
+        self._seat_at = self._ar * n  # + seat: its entry in a (B, n) array
         self._mission_value = np.array(MISSION_VALUE, dtype=np.int32)
         self._owner_one_hot = np.eye(n + 1, n, dtype=np.int32)  # by mission owner (-1: the last row, zeros)
         self._counts_t = np.ascontiguousarray(T.COUNTS.T)        # (5, codes)
@@ -620,8 +621,8 @@ class BatchedMegaGem:
         at = a.T
         if self.check:
             self._check(a, at)
-        if self._winner_revealing is not None:  # the colour the revealing winner chose
-            colour = np.add.reduce(at * self._winner_revealing, axis=0, dtype=np.uint8)  # (reveal_start + colour)
+        if self._winner_revealing is not None:  # the revealing winner's action: reveal_start + colour
+            colour = a.reshape(-1).take(self._seat_at + self.winner, mode="wrap").astype(np.uint8)
         else:
             colour = None
         ended, all_forced = self._play(at, colour)
@@ -715,7 +716,7 @@ class BatchedMegaGem:
         # Step 3: the winner reveals a gem, unless its hand is empty (or, with reveal_after=
         # "treasure_only", the card is not a Treasure); none in the round that sells the last gem:
         # every hand is revealed at the end anyway. A one-colour hand reveals it (forced).
-        hand_w = np.add.reduce(self.hands * is_w, axis=0, dtype=np.uint16)
+        hand_w = np.einsum("nb,nb->b", self.hands, is_w)  # (einsum: faster than product and sum here)
         live = sold < fs
         live &= g
         if self._treasure_only:
@@ -756,7 +757,7 @@ class BatchedMegaGem:
         # Clarification 8: open missions go to the first player clockwise from the winner whose
         # Collection meets them. Only the winner's Collection changed this round, and every other
         # player's was checked after every earlier round, so only the winner can claim.
-        bits = self._met.take(np.add.reduce(self.collections * is_w, axis=0, dtype=np.uint16))
+        bits = self._met.take(np.einsum("nb,nb->b", self.collections, is_w))
         claim = (bits >> self.missions) & np.uint32(1)
         claim &= g
         claim = claim.astype(np.bool_)
