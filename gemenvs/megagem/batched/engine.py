@@ -233,9 +233,6 @@ class BatchedMegaGem:
         self._owner_one_hot = np.eye(n + 1, n, dtype=np.int32)  # by mission owner (-1: the last row, zeros)
         self._counts_t = np.ascontiguousarray(T.COUNTS.T)        # (5, codes)
         self._forced_bits = (np.uint8(1) << np.arange(n, dtype=np.uint8))[:, None]
-        self._colour_one_hot = np.ascontiguousarray(T.COLOUR_ONE_HOT_U8.T)  # (5, 7)
-        self._card_one_hot = np.ascontiguousarray(T.CARD_ONE_HOT_U8.T)      # (6, 7)
-        self._colours = np.arange(NUM_COLOURS, dtype=np.int16)[:, None]
         self._row_slots = np.arange(2, dtype=np.uint8)[:, None]
         self._kinds = np.arange(NUM_AUCTION_KINDS, dtype=np.int16)[:, None]
         self._kinds8 = np.arange(NUM_AUCTION_KINDS, dtype=np.uint8)[:, None]

@@ -120,8 +120,6 @@ GEM_DECK_OBS = _f32(np.arange(NUM_GEMS + 1) / 30.0)
 COLOUR_ONE_HOT = np.vstack([np.eye(NUM_COLOURS, dtype=np.float32), np.zeros((2, NUM_COLOURS), np.float32)])
 #: (7, 6) float32: one-hot auction card kind, row 6 (also -1) all zero (no card)
 CARD_ONE_HOT = np.vstack([np.eye(6, dtype=np.float32), np.zeros((1, 6), np.float32)])
-COLOUR_ONE_HOT_U8 = COLOUR_ONE_HOT.astype(np.uint8)
-CARD_ONE_HOT_U8 = CARD_ONE_HOT.astype(np.uint8)
 #: (3, 2) float32: phase one-hot for bid, reveal, over
 PHASE_OBS = np.array([[1, 0], [0, 1], [0, 0]], dtype=np.float32)
 
