@@ -239,7 +239,6 @@ class BatchedMegaGem:
         self._colours8 = np.arange(NUM_COLOURS, dtype=np.uint8)[:, None]
         self._seat8 = np.arange(n, dtype=np.int8)[:, None]
         self._seat_bits = (np.uint8(1) << np.arange(n, dtype=np.uint8))[:, None]
-        self._card_debts_t = np.ascontiguousarray(T.CARD_DEBTS.T)  # (3, card kinds)
         # seat q's place in the tie order after seat w won: (q - w - 1) % n, (n, w)
         # (and, in column n, that is -1 by wrap-around, the first auction's order 0..n-1)
         self._place_after = np.concatenate([(np.arange(n)[:, None] - np.arange(n)[None, :] - 1) % n,
@@ -488,7 +487,8 @@ class BatchedMegaGem:
     def _refresh(self) -> None:
         """Recompute what the masks, observations and the next step read (after any change)."""
         self._card = self.card.astype(np.intp)
-        self._limit = self.coins + T.LOAN_AMOUNT.take(self._card)  # bid limit: coins (+ the loan)
+        self._card_props = T.CARD_PROPS.take(self._card, axis=1)  # (4, B): loan, investment, gems, is Invest
+        self._limit = self.coins + self._card_props[0]  # bid limit: coins (+ the loan)
         self._bidding = self.phase == BID
         self._revealing = self.phase == REVEAL
         self._bidders = self._bidding & (self._limit > 0)  # (n, B): a limit of 0 was bid for (forced)
@@ -668,7 +668,6 @@ class BatchedMegaGem:
         """
         fs, n = self._for_sale, self.num_players
         g = self._bidding
-        card = self._card
         bids = at.astype(np.int16) * self._bidders  # a seat with a bid limit of 0 bids 0 (forced)
         # Step 2: the highest bid wins; among tied bidders, the earliest place in the tie order.
         top = np.maximum.reduce(bids, axis=0)
@@ -688,15 +687,16 @@ class BatchedMegaGem:
         won = is_w & g
         # Treasure: the gems at the front of the row (clarification 6: a 2-gem card with one gem left buys it)
         sold = self.sold
-        k = np.minimum(T.TREASURE_GEMS.take(card), fs - sold)
+        props = self._card_props
+        k = np.minimum(props[2], fs - sold)
         k *= g
         at = self._prefix_base + sold
         self.collections += won * (self._prefix_flat.take(at + k) - self._prefix_flat.take(at))
         sold += k
         # Clarification 7: a Loan pays its amount and the winner pays its bid; an Invest card locks the bid.
-        self.coins += won * (T.LOAN_AMOUNT.take(card) - top)
-        debts = self._card_debts_t.take(card, axis=1)  # (3, B): loan owed, investment, (locked bid)
-        np.multiply(top, T.IS_INVEST.take(card), out=debts[2], casting="unsafe")
+        self.coins += won * (props[0] - top)
+        debts = props[:3].copy()  # (3, B): loan owed, investment, (locked bid)
+        np.multiply(top, props[3], out=debts[2], casting="unsafe")
         self.debts += won * debts[:, None, :]
         if self._queue:  # the winner goes to the back of the queue
             place = self.tie_place
@@ -717,7 +717,7 @@ class BatchedMegaGem:
         live = sold < fs
         live &= g
         if self._treasure_only:
-            live &= T.TREASURE_GEMS.take(card) > 0
+            live &= props[2] > 0
         hand_w *= live
         choice = T.SEVERAL.take(hand_w)  # several colours: the winner chooses (phase REVEAL)
         c = T.SINGLE_OR_NONE.take(hand_w)  # the colour revealed now (5: none)

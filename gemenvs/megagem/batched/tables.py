@@ -53,9 +53,9 @@ IS_LOAN = CARD_KIND == KIND_LOAN
 INVEST_AMOUNT = np.where(CARD_KIND == KIND_INVEST, CARD_AMOUNT, 0).astype(np.uint8)
 #: gems a card buys (0 for a Loan or an Invest card)
 TREASURE_GEMS = np.where(CARD_KIND == KIND_TREASURE, CARD_AMOUNT, 0).astype(np.uint8)
-#: (6, 3) uint8: what winning a card adds to [loans owed, investment amounts, locked bids] (locked: the bid)
-CARD_DEBTS = np.stack([LOAN_AMOUNT_U8, INVEST_AMOUNT, np.zeros(6, np.uint8)], axis=1)
-IS_INVEST = (CARD_KIND == KIND_INVEST).astype(np.uint8)
+#: (4, 6) uint8: per card kind [loan amount, investment amount, gems bought, is an Invest card]: what
+#: winning it adds to [loans owed, investment amounts, (locked bids: the bid if an Invest card)]
+CARD_PROPS = np.stack([LOAN_AMOUNT_U8, INVEST_AMOUNT, TREASURE_GEMS, (CARD_KIND == KIND_INVEST).astype(np.uint8)])
 NOT_TREASURE = CARD_KIND != KIND_TREASURE
 
 
