@@ -803,11 +803,9 @@ class BatchedMegaGem:
         cards = self._rows_flat.take(self._auction_base.take(idx) + r0 + i, mode="clip")
         loan = T.IS_LOAN.take(cards)
         gems = T.TREASURE_GEMS.take(cards)
-        sold = np.empty((kn + 1, m), np.int16)  # gems sold before each round ahead (row k) and after it (k + 1)
-        sold[0] = u8[_SOLD]
-        sold[1:] = gems
+        sold = np.concatenate([u8[_SOLD][None], gems])  # gems sold before each round ahead (row k) and after it (k + 1)
         np.add.accumulate(sold, axis=0, out=sold)
-        np.minimum(sold, np.int16(fs), out=sold)
+        np.minimum(sold, np.uint8(fs), out=sold)
         ends = sold[1:] >= fs
         req = ~ends                            # a reveal follows (hand permitting)
         if self._treasure_only:
