@@ -619,7 +619,7 @@ class BatchedMegaGem:
         if self.check:
             self._check(a, at)
         if self._winner_revealing is not None:  # the revealing winner's action: reveal_start + colour
-            colour = a.reshape(-1).take(self._seat_at + self.winner, mode="wrap").astype(np.uint8)
+            colour = a.reshape(-1).take(self._seat_at + self.winner, mode="clip").astype(np.uint8)
         else:
             colour = None
         ended, all_forced = self._play(at, colour)
