@@ -11,14 +11,16 @@ with the same choices. Finished games are scored and, by default, dealt afresh.
 The step, the observations and the masks are vectorized over games and seats; the step runs one
 pass through bid, reveal and round end, then one pass that plays, for the few games whose next
 round has every bid forced (no seat has coins and the card is not a Loan), the whole run of such
-rounds at once. The only Python loop over games is a cache blocking: ``observations`` moves the
+rounds at once (up to 2n - 1 rounds a pass; a longer run takes another pass). The only Python loop over games is a cache blocking: ``observations`` moves the
 slots of 128 games at a time into place. Every seat's mask is a row of one table (its row number
 is kept after every step), so masks, random legal actions and the action check are look-ups;
 the auction's winner (``tie_break="rulebook"``) is one look-up by last winner, first-auction
 draws and tied seats.
 
 Layout: per-seat state is seat-major, ``(n, B)`` (every operation runs along contiguous rows of B
-games), per-game state is ``(B,)`` or ``(B, k)``. Gem counts are codes (:mod:`.tables`).
+games), per-game state is ``(B,)`` or ``(B, k)``; the fields are views of two blocks (bytes and
+words, ``_allocate_state``), so that a subset of games is gathered and written back in two calls.
+Gem counts are codes (:mod:`.tables`).
 """
 from __future__ import annotations
 
