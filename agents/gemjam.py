@@ -246,6 +246,15 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
     def act_with_state(self, state, seat: int, observation: np.ndarray | None = None,
                        action_mask: np.ndarray | None = None) -> int:
         """A legal action of ``seat``, found on states redrawn from ``state`` by ``resample_hidden``."""
+        choice, value = self.action_values(state, seat)
+        if value is None:
+            return choice
+        return max(value, key=lambda a: (value[a], a == choice, -a))
+
+    def action_values(self, state, seat: int) -> tuple[int, dict[int, float] | None]:
+        """The rule agent's choice for ``seat`` and the lookahead's mean score of each legal action it tried
+        (the rule's choice with its tie bonus ``margin``), or None where the decision is not searched (one legal
+        action, or a kind outside ``decisions``). Reads ``state`` only through ``resample_hidden``."""
         game = self.game
         first = game.resample_hidden(state, seat, self.rng)
         del state  # from here on, only what the seat's view allows
@@ -253,7 +262,7 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
         legal = legal_actions(mask)  # raises when the seat is not to act
         choice = self.rule_act(obs, mask)
         if legal.size == 1 or first.decision["why"] not in self.decisions:
-            return choice
+            return choice, None
         samples = [first] + [game.resample_hidden(first, seat, self.rng) for _ in range(self.samples - 1)]
         for s in samples:  # private copies: their logs (which no rule reads) need not be copied per rollout
             s.log, s.events, s.hidden = [], [], []
@@ -266,7 +275,7 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
                 cands += [choice] if choice not in cands else []
             value = {a: (value[a] + self._value(samples[1:], seat, a) * (len(samples) - 1)) / len(samples)
                      for a in cands}
-        return max(cands, key=lambda a: (value[a], a == choice, -a))
+        return choice, value
 
     def _value(self, samples, seat: int, a: int) -> float:
         """Mean chance to win of ``seat`` after action ``a`` and the rule agents' play to the end of the turn."""
