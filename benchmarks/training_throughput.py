@@ -23,8 +23,10 @@ short warm-up:
   more games in lockstep buy.
 * ``backend lean`` (``gemenvs.training.lean_ppo``, the single-file masked PPO on torch): the
   default config's settings with the lean learner in lockstep (the same games, rollout and
-  minibatches as the SB3 row: what SB3's own machinery costs), and ``--lean-config``
-  (``configs/megagem/selfplay_lean.yaml``: 2048 games stepped by engine rounds).
+  minibatches as the SB3 row: what SB3's own machinery costs), ``--lean-config``
+  (``configs/megagem/selfplay_lean.yaml``: 2048 games stepped by engine rounds), and the same with
+  ``lean.overlap=true`` (each PPO update in a background thread while the next rollout is collected;
+  its time shares overlap: the update's is how busy its thread was, beside the other two).
 
 Every configured row plays against its config's baseline pool (``pool.baselines`` plus the tuned
 bidder family members of ``pool.family``), sampled uniformly, without periodic evaluations.
@@ -156,7 +158,12 @@ def megagem_config(config: str, steps: int, warmup: int, overrides: list[str]) -
 
 def lean_config(config: str, steps: int, overrides: list[str]) -> tuple[Measure, object]:
     """``backend: lean`` on the setup of ``config`` with ``overrides``: one rollout and update unmeasured, then
-    rollouts and updates until ``steps`` learner decisions; steps/s and the time split env / policy / update."""
+    rollouts and updates until ``steps`` learner decisions; steps/s and the time split env / policy / update.
+    With ``lean.overlap`` each update runs in the background beside the next rollout, measured in the steady
+    state: an update is already running when the clock starts (the warm-up's second rollout's), and the
+    last rollout's runs on after it stops, so each measured rollout pays its collection and the wait for the
+    update before it, as in a long run. The update's share then overlaps the other two, and the rest of
+    rollout includes that wait."""
     from gemenvs.training.config import load_config
     from gemenvs.training.lean_ppo import LeanPPO, make_env
     from gemenvs.training.pool import OpponentPool, pool_baselines
@@ -169,15 +176,23 @@ def lean_config(config: str, steps: int, overrides: list[str]) -> tuple[Measure,
         learner.start()
         learner.collect()
         learner.update()
+        if cfg.lean.overlap:  # (the pipeline full: an update runs when the clock starts)
+            learner.collect()
+            learner.update_async()
         learner.seconds = dict.fromkeys(learner.seconds, 0.0)
         done, start = learner.num_timesteps, time.perf_counter()
         while learner.num_timesteps - done < steps:
             learner.collect()
-            learner.update()
+            if cfg.lean.overlap:
+                learner.join()  # (the update of the rollout before, which ran beside this one)
+                learner.update_async()
+            else:
+                learner.update()
         wall = time.perf_counter() - start
-        s = learner.seconds
-        return Measure((learner.num_timesteps - done) / wall, s["env"] / wall,
-                       (wall - s["env"] - s["update"]) / wall, s["update"] / wall), cfg
+        s = dict(learner.seconds)  # (overlap: the updates joined within the clock)
+        learner.join()  # (overlap: the last rollout's update, which the next rollout would run beside)
+        rest = s["policy"] + s.get("wait", 0.0) if cfg.lean.overlap else wall - s["env"] - s["update"]
+        return Measure((learner.num_timesteps - done) / wall, s["env"] / wall, rest / wall, s["update"] / wall), cfg
     finally:
         env.close()
 
@@ -233,9 +248,12 @@ def main() -> None:
         m, cfg = lean_config(args.config, args.lean_steps, ["lean.rollout=lockstep"])
         rows.append((f"MegaGem 4p, {args.config} with backend=lean (lockstep, {cfg.n_envs} games x "
                      f"{cfg.ppo.n_steps} steps: the same rollout and minibatches)", m))
-        m, cfg = lean_config(args.lean_config, args.lean_steps, [])
+        m, cfg = lean_config(args.lean_config, args.lean_steps, ["lean.overlap=false"])
         rows.append((f"MegaGem 4p, {args.lean_config} (backend lean, {cfg.lean.rollout}, {cfg.n_envs} games x "
                      f"{cfg.ppo.n_steps}, minibatch {cfg.ppo.batch_size})", m))
+        m, cfg = lean_config(args.lean_config, args.lean_steps, ["lean.overlap=true"])
+        rows.append((f"MegaGem 4p, {args.lean_config} with lean.overlap=true (the update in a background thread "
+                     f"beside the next rollout; time shares overlap)", m))
 
     print(f"\nTraining throughput, learner steps/s (as SB3 counts them); {args.steps} steps per SB3 row, "
           f"{args.lean_steps} per lean row; {os.cpu_count()} CPUs, torch {torch.__version__}, "
@@ -248,15 +266,18 @@ def main() -> None:
         print(f"| {name} | {m.fps:,.0f} | {m.fps / first:.2f}x | {m.shares()} |")
     if args.only in (None, "lean"):
         if args.only is None:
-            tutorial, subproc, batched, lean = rows[0][1].fps, rows[2][1].fps, rows[3][1].fps, rows[-1][1].fps
+            tutorial, subproc, batched = rows[0][1].fps, rows[2][1].fps, rows[3][1].fps
             print(f"\nbatched vs subproc on the same config: {batched / subproc:.2f}x")
         else:
-            tutorial, batched, lean = rows[0][1].fps, rows[1][1].fps, rows[-1][1].fps
+            tutorial, batched = rows[0][1].fps, rows[1][1].fps
+        lean, overlap = rows[-2][1].fps, rows[-1][1].fps
         print(f"lean ({args.lean_config}) vs the connect_four tutorial setup: {lean / tutorial:.2f}x "
               f"(target 10x); vs the default config (SB3, batched): {lean / batched:.2f}x (target 10x)")
+        print(f"lean.overlap=true vs lean.overlap=false, same config, same run: {overlap / lean:.2f}x; vs the connect_four "
+              f"tutorial setup: {overlap / tutorial:.2f}x; vs the default config (SB3, batched): {overlap / batched:.2f}x")
         if args.only is None:  # the default config as it ran when issue 11 was filed: SB3 over SubprocVecEnv workers
             print(f"lean vs the default config on the per-process path (SB3 over SubprocVecEnv, the path before the "
-                  f"batched engine): {lean / subproc:.2f}x")
+                  f"batched engine): {lean / subproc:.2f}x; with lean.overlap=true: {overlap / subproc:.2f}x")
 
 
 

@@ -2,7 +2,9 @@
 run end to end, and learning beside the SB3 path on the same small config."""
 from __future__ import annotations
 
+import csv
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +68,8 @@ def test_the_lean_configs_load_beside_the_sb3_one():
     (["backend=sb3", "ppo.anchor_coef=0.5", "pretrain.teacher=tuned", "ppo.batch_size=256"],
      "ppo.anchor_coef runs on backend lean only"),
     (["ppo.anchor_coef=-1", "pretrain.teacher=tuned"], "ppo.anchor_coef must be at least 0"),
+    (["backend=sb3", "lean.overlap=true", "ppo.batch_size=256"], "lean.overlap runs on backend lean only"),
+    (["lean.overlap=yes please"], "lean.overlap"),
 ])
 def test_config_errors(overrides, message):
     with pytest.raises(ConfigError) as e:
@@ -425,13 +429,115 @@ def test_the_lean_config_runs_by_rounds_end_to_end(tmp_path):
     assert "winners" in final["player_3"]
 
 
-def test_max_train_minutes_stops_a_run_early(tmp_path):
+@pytest.mark.parametrize("overlap", ["false", "true"])
+def test_max_train_minutes_stops_a_run_early(tmp_path, overlap):
     cfg = load_config(DEFAULT_CONFIG, ["backend=lean", *SMALL, f"run_root={tmp_path}", "name=timed",
-                                       "total_timesteps=1000000", "max_train_minutes=0.0001", "eval.final_games=4"])
+                                       "total_timesteps=1000000", "max_train_minutes=0.0001", "eval.final_games=4",
+                                       f"lean.overlap={overlap}"])
     run = train(cfg)
     steps = json.loads((run / "results.json").read_text())["steps"]
     assert 64 <= steps < 1024, "stopped within the first rollout"
     assert (run / "final_model.npz").exists()
+
+
+# ----------------------------------------------------------------------------- lean.overlap
+
+def test_overlap_collects_with_the_policy_before_the_update_into_the_other_buffer():
+    """lean.overlap: while update k runs in the background, rollout k+1 is played by the acting copy holding the
+    weights from before update k (its recorded log-probabilities are that policy's), into the other buffer; the
+    update never touches the acting copy, which takes the new weights when the update joins."""
+    cfg = load_config(DEFAULT_CONFIG, ["backend=lean", *SMALL, "n_envs=16", "ppo.n_steps=8", "ppo.batch_size=32",
+                                       "ppo.learning_rate=0.01", "lean.overlap=true"])
+    env = make_env(cfg)
+    env.update_opponents([("random", "random")])
+    learner = LeanPPO(cfg, env)
+    assert learner.acting is not learner.model and len(learner.rollouts) == 2
+    assert learner.update_generator is not learner.generator
+    learner.start()
+    assert learner.collect()
+    first = learner.rollout
+    before = {k: v.clone() for k, v in learner.model.state_dict().items()}
+    learner.update_async()
+    assert learner.collect()  # beside the update
+    second = learner.rollout
+    assert second is not first
+    stats = learner.join()
+    assert stats["epochs"] == cfg.ppo.n_epochs and learner.n_updates == 1 and learner.join() is None
+    after = learner.model.state_dict()
+    assert any(not torch.equal(before[k], after[k]) for k in before), "the update changed the learning model"
+    for k, v in learner.acting.state_dict().items():
+        assert torch.equal(v, after[k]), "the acting copy took the new weights at the join"
+    old = ActorCritic(int(env.observation_space.shape[0]), int(env.action_space.n), cfg.ppo.net_arch)
+    old.load_state_dict(before)
+    obs, masks = second.obs.view(-1, second.obs.shape[-1]), second.masks.view(-1, second.masks.shape[-1])
+    with torch.no_grad():
+        logp = torch.log_softmax(old.masked_logits(obs, masks), 1).gather(1, second.actions.view(-1, 1)).squeeze(1)
+        new = torch.log_softmax(learner.model.masked_logits(obs, masks), 1).gather(1, second.actions.view(-1, 1))
+    assert torch.allclose(second.logp.view(-1), logp, atol=1e-5), "rollout k+1 was played by the policy before update k"
+    assert not torch.allclose(second.logp.view(-1), new.squeeze(1), atol=1e-5)
+    assert learner.seconds["wait"] >= 0 and learner.seconds["update"] > 0
+    with pytest.raises(RuntimeError, match="needs lean.overlap"):
+        LeanPPO(load_config(DEFAULT_CONFIG, ["backend=lean", *SMALL]), env).update_async()
+    env.close()
+
+
+def test_overlap_runs_are_deterministic_and_resume(tmp_path, monkeypatch):
+    """Two runs with lean.overlap (pretraining, anchor, snapshots, evaluations and checkpoints on), one of them with
+    the update or the collection slowed down in turn: the same weights, progress rows and checkpoints, whatever
+    the threads' timing. Checkpoints are taken after the join, at the steps trained on; --resume goes on."""
+    from gemenvs.training.checkpoint import find_checkpoint, load_checkpoint_config
+    from gemenvs.training.config import apply_overrides
+
+    overrides = [f"run_root={tmp_path}", "seed=3", "total_timesteps=3072", "checkpoint_every=1024",
+                 "pool.snapshot_every=1024", "pool.baselines=[random, heuristic]", "eval.every=1024", "eval.games=4",
+                 "eval.final_games=4", "pretrain.teacher=random", "pretrain.games=4", "pretrain.epochs=1",
+                 "pretrain.dagger_rounds=0", "pretrain.workers=1", "ppo.anchor_coef=0.5", "lean.overlap=true"]
+    assert main([str(DEFAULT_CONFIG), "backend=lean", *SMALL, *overrides, "name=a"]) == 0
+    calls = {"collect": 0, "update": 0}
+    collect, update = LeanPPO.collect, LeanPPO._update
+
+    def slow_collect(self, *args, **kwargs):
+        calls["collect"] += 1
+        if calls["collect"] % 2:
+            time.sleep(0.2)  # the update finishes first
+        return collect(self, *args, **kwargs)
+
+    def slow_update(self, *args, **kwargs):
+        calls["update"] += 1
+        if calls["update"] % 2 == 0:
+            time.sleep(0.2)  # the collection finishes first
+        return update(self, *args, **kwargs)
+
+    monkeypatch.setattr(LeanPPO, "collect", slow_collect)
+    monkeypatch.setattr(LeanPPO, "_update", slow_update)
+    assert main([str(DEFAULT_CONFIG), "backend=lean", *SMALL, *overrides, "name=b"]) == 0
+    monkeypatch.undo()
+    assert calls["update"] == 3
+    a, b = tmp_path / "a", tmp_path / "b"
+    for step in (1024, 2048, 3072):
+        ckpt_a, ckpt_b = (run / "checkpoints" / f"step_{step:09d}" for run in (a, b))
+        trainer = json.loads((ckpt_a / "trainer.json").read_text())
+        assert (trainer["num_timesteps"], trainer["n_updates"]) == (step, step // 1024)
+        assert PolicyAgent.load(ckpt_a / "policy.npz").metadata["step"] == step
+        sa, sb = load_model_state(ckpt_a / "model.pt"), load_model_state(ckpt_b / "model.pt")
+        assert set(sa) == {"model", "optimizer", "anchor"}
+        for k in sa["model"]:
+            assert torch.equal(sa["model"][k], sb["model"][k]), (step, k)
+    same = ["update", "step", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "anchor_kl",
+            "epochs", "win_rate_all"]
+    rows = [list(csv.DictReader((run / "progress.csv").open())) for run in (a, b)]
+    assert [[r[k] for k in same] for r in rows[0]] == [[r[k] for k in same] for r in rows[1]]
+    assert [r["step"] for r in rows[0]] == ["1024", "2048", "3072"] and all(r["wait_share"] for r in rows[0])
+    assert (a / "eval.csv").read_text() == (b / "eval.csv").read_text()
+    assert "snapshot_2048" in (a / "checkpoints" / "step_000003072" / "pool.json").read_text()
+
+    cfg, _ = load_checkpoint_config(a)
+    apply_overrides(cfg, ["total_timesteps=4096"])
+    assert train(cfg, resume=a) == a
+    last = find_checkpoint(a)
+    assert last.name == "step_000004096"
+    assert json.loads((last / "trainer.json").read_text())["n_updates"] == 4
+    assert [r["step"] for r in csv.DictReader((a / "progress.csv").open())] == ["1024", "2048", "3072", "4096"]
 
 
 # ----------------------------------------------------------------------------- learning, beside SB3

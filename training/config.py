@@ -215,6 +215,14 @@ class LeanConfig:
     round of every game, the learner deciding in the games that wait on it (about 60% of them) and the opponents
     everywhere else, so no game waits on another: a rollout then holds about 0.6 * n_steps * n_envs decisions
     (minibatches of ppo.batch_size, the last one smaller)"""
+    overlap: bool = False
+    """true: each PPO update runs in a background thread while the next rollout is collected, so the two halves of
+    PPO use two cores. That rollout is played by a copy of the actor-critic as it was before the update (the policy
+    that collects lags the learning one by one update, as in asynchronous PPO: APPO, IMPALA); PPO's ratio and
+    clipping stay relative to the log-probabilities recorded at collection, so the loss is the same one. The copy
+    takes the new weights when the update joins; evaluations, snapshots and checkpoints are taken then. A run stays
+    deterministic under its seed (sampling and the minibatch order draw from separate generators). false: collect,
+    then update, in turn"""
 
 
 @dataclass
@@ -663,6 +671,8 @@ def validate(cfg: TrainConfig) -> None:
         raise ConfigError(f"ppo.anchor_coef runs on backend lean only; set it to 0 for backend {cfg.backend}")
     if cfg.backend == "rllib":
         check_rllib(cfg)
+    if cfg.lean.overlap and cfg.backend != "lean":
+        raise ConfigError(f"lean.overlap runs on backend lean only; set it to false for backend {cfg.backend}")
     if cfg.backend == "lean":
         check_lean(cfg)
 

@@ -41,6 +41,18 @@ style of CleanRL's ``ppo.py`` so that nothing stands between the batched engine 
    1.5 * target_kl (as SB3 does). With ``ppo.anchor_coef`` > 0 after pretraining, the loss also holds
    ``anchor_coef * KL(policy || the actor as pretraining left it)`` over the legal actions
    (:meth:`LeanPPO.set_anchor`), so fine-tuning leaves the cloned teacher only where the reward pays.
+5. **Overlap** (``lean.overlap: true``): the update of rollout k runs in a background thread
+   (:meth:`LeanPPO.update_async`, :meth:`LeanPPO.join`) while rollout k+1 is collected, so the engine
+   and the update use both cores (torch and numpy release the GIL in their kernels). Rollout k+1 is
+   played by a separate acting copy of the actor-critic (``LeanPPO.acting``) that holds the weights
+   from before update k and takes the new ones when it joins: the update never writes what collection
+   reads, and the collecting policy lags the learning one by one update, as in asynchronous PPO
+   (APPO, IMPALA). The loss needs no change: the ratio and the clipping are relative to the behaviour
+   log-probabilities recorded at collection, the values to the behaviour critic. Two rollout buffers
+   alternate (collection fills one while the update reads the other), and sampling and the
+   minibatch order draw from separate torch generators, so a run is the same under its seed however
+   the threads are timed. Evaluations, snapshots and checkpoints are taken after the update joins,
+   from the learning model, at the step count of the rollouts it has trained on.
 
 The networks are MaskablePPO's ``MlpPolicy`` ones (separate actor and critic MLPs from
 ``ppo.net_arch`` and ``ppo.activation``, orthogonal initialisation with SB3's gains), so the actor
@@ -72,6 +84,7 @@ import copy
 import csv
 import json
 import math
+import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -97,7 +110,9 @@ MASKED_LOGIT = -1e8
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 PROGRESS_FIELDS = ["update", "step", "seconds", "steps_per_s", "policy_loss", "value_loss", "entropy",
                    "approx_kl", "clip_fraction", "anchor_kl", "epochs", "win_rate_all", "env_share", "policy_share",
-                   "update_share"]
+                   "update_share", "wait_share"]
+#: the generator of the update's minibatch order with ``lean.overlap`` is seeded ``seed + this`` (sampling: ``seed``)
+UPDATE_SEED_OFFSET = 1_000_003
 
 
 # ----------------------------------------------------------------------------- the networks
@@ -204,24 +219,12 @@ def masked_kl(logits: torch.Tensor, ref_logits: torch.Tensor, masks: torch.Tenso
 
 # ----------------------------------------------------------------------------- the learner
 
-class LeanPPO:
-    """The actor-critic, its optimizer, the rollout buffers, and PPO's two halves (see the module docstring).
+class Rollout:
+    """The buffers of one rollout, ``(n_steps, n_envs, ...)``: observations, masks, actions, their behaviour
+    log-probabilities and values, rewards, game ends, the games the learner acted in (``rounds``: some), and
+    the bootstrap value and what came after the last step (``rounds``: :meth:`RoundSelfPlay.settle`)."""
 
-    ``env`` is a :class:`~gemenvs.training.batched_env.BatchedSelfPlay` whose opponents are set;
-    :meth:`start` deals its games. ``seconds`` accumulates the time in the environment
-    (``env``: engine and opponents), in the learner's forward passes and buffers (``policy``) and
-    in the updates (``update``).
-    """
-
-    def __init__(self, cfg: TrainConfig, env):
-        p = cfg.ppo
-        self.cfg, self.env = cfg, env
-        torch.manual_seed(cfg.seed)
-        self.generator = torch.Generator().manual_seed(cfg.seed)
-        obs_dim, num_actions = int(env.observation_space.shape[0]), int(env.action_space.n)
-        self.model = ActorCritic(obs_dim, num_actions, p.net_arch, p.activation)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=p.learning_rate, eps=1e-5)
-        T, B = p.n_steps, env.num_games
+    def __init__(self, T: int, B: int, obs_dim: int, num_actions: int):
         self.obs = torch.zeros((T, B, obs_dim))
         self.masks = torch.zeros((T, B, num_actions), dtype=torch.bool)
         self.actions = torch.zeros((T, B), dtype=torch.long)
@@ -229,13 +232,57 @@ class LeanPPO:
         self.values = torch.zeros((T, B))
         self.rewards = torch.zeros((T, B))
         self.dones = torch.zeros((T, B))
-        self.acted = torch.ones((T, B), dtype=torch.bool)  # the games the learner decided in (rounds: some)
+        self.acted = torch.ones((T, B), dtype=torch.bool)
         self.last_value = torch.zeros(B)
-        self.settle_rewards = torch.zeros(B)  # rounds: what came after the last round (see RoundSelfPlay.settle)
+        self.settle_rewards = torch.zeros(B)
         self.settle_dones = torch.zeros(B)
+
+
+def _rollout_field(name: str) -> property:
+    return property(lambda self: getattr(self.rollout, name), doc=f"``{name}`` of the last rollout collected")
+
+
+class LeanPPO:
+    """The actor-critic, its optimizer, the rollout buffers, and PPO's two halves (see the module docstring).
+
+    ``env`` is a :class:`~gemenvs.training.batched_env.BatchedSelfPlay` whose opponents are set;
+    :meth:`start` deals its games. ``seconds`` accumulates the time in the environment
+    (``env``: engine and opponents), in the learner's forward passes and buffers (``policy``) and
+    in the updates (``update``); with ``lean.overlap`` the updates run beside the other two (another
+    thread) and ``wait`` is the time collection waited for an update to join.
+
+    ``model`` is the learning actor-critic, ``acting`` the one that collects (the same object
+    without ``lean.overlap``; a copy, synced when an update joins, with it). ``rollout`` is the last
+    rollout collected (its buffers also read as ``obs``, ``masks``, ``actions``, ...).
+    """
+
+    obs, masks, actions, logp, values = (_rollout_field(n) for n in ("obs", "masks", "actions", "logp", "values"))
+    rewards, dones, acted = (_rollout_field(n) for n in ("rewards", "dones", "acted"))
+    last_value, settle_rewards, settle_dones = (_rollout_field(n) for n in ("last_value", "settle_rewards",
+                                                                           "settle_dones"))
+
+    def __init__(self, cfg: TrainConfig, env):
+        p = cfg.ppo
+        self.cfg, self.env = cfg, env
+        torch.manual_seed(cfg.seed)
+        self.overlap = cfg.lean.overlap
+        self.generator = torch.Generator().manual_seed(cfg.seed)  # sampling (and, without overlap, minibatches)
+        # with overlap the minibatch order has its own stream, drawn in the update's thread
+        self.update_generator = torch.Generator().manual_seed(cfg.seed + UPDATE_SEED_OFFSET) if self.overlap \
+            else self.generator
+        obs_dim, num_actions = int(env.observation_space.shape[0]), int(env.action_space.n)
+        self.model = ActorCritic(obs_dim, num_actions, p.net_arch, p.activation)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=p.learning_rate, eps=1e-5)
+        self.acting = copy.deepcopy(self.model).requires_grad_(False) if self.overlap else self.model
+        T, B = p.n_steps, env.num_games
+        self.rollouts = [Rollout(T, B, obs_dim, num_actions) for _ in range(2 if self.overlap else 1)]
+        self.rollout = self.rollouts[0]  # the last one collected
+        self._fill = 0  # the buffer the next rollout goes to
+        self._job: threading.Thread | None = None  # the update running in the background (overlap)
+        self._job_out: dict = {}
         self.num_timesteps = 0
         self.n_updates = 0
-        self.seconds = {"env": 0.0, "policy": 0.0, "update": 0.0}
+        self.seconds = {"env": 0.0, "policy": 0.0, "update": 0.0, **({"wait": 0.0} if self.overlap else {})}
         self._next_obs: np.ndarray | None = None
         self._next_masks: np.ndarray | None = None
         self.anchor: nn.Module | None = None  # set_anchor(): the frozen actor that ppo.anchor_coef pulls towards
@@ -246,9 +293,18 @@ class LeanPPO:
         self.anchor = copy.deepcopy(self.model.actor).requires_grad_(False)
 
     def start(self, seed: int | None = None) -> None:
-        """Deal every game and read the learner's first observations and masks."""
+        """Deal every game and read the learner's first observations and masks (with ``lean.overlap``, the
+        acting copy takes the learning model's weights first: pretraining or a checkpoint may have set them)."""
+        self.sync_acting()
         self._next_obs = self.env.reset(self.cfg.seed if seed is None else seed)
         self._next_masks = self.env.action_masks()
+
+    def sync_acting(self) -> None:
+        """Copy the learning model's weights into the acting copy (``lean.overlap``; no update may be running)."""
+        if self.acting is not self.model:
+            if self._job is not None:
+                raise RuntimeError("sync_acting() while an update runs: join() it first")
+            self.acting.load_state_dict(self.model.state_dict())
 
     @torch.no_grad()
     def collect(self, on_step=None) -> bool:
@@ -261,16 +317,19 @@ class LeanPPO:
         B = self.env.num_games
         rounds = self.cfg.lean.rollout == "rounds"
         clock = time.perf_counter
+        buf, model = self.rollouts[self._fill], self.acting  # (overlap: not the buffer the update reads)
+        if buf is getattr(self._job, "rollout", None):
+            raise RuntimeError("collect() into the rollout buffer an update is reading")
         for t in range(self.cfg.ppo.n_steps):
             t0 = clock()
-            obs, masks = self.obs[t], self.masks[t]
+            obs, masks = buf.obs[t], buf.masks[t]
             obs.copy_(torch.from_numpy(self._next_obs))
             masks.copy_(torch.from_numpy(self._next_masks))
-            logits = self.model.masked_logits(obs, masks)
+            logits = model.masked_logits(obs, masks)
             action = sample(logits, self.generator)
-            self.actions[t] = action
-            self.logp[t] = torch.log_softmax(logits, dim=1).gather(1, action[:, None]).squeeze(1)
-            self.values[t] = self.model.value(obs)
+            buf.actions[t] = action
+            buf.logp[t] = torch.log_softmax(logits, dim=1).gather(1, action[:, None]).squeeze(1)
+            buf.values[t] = model.value(obs)
             t1 = clock()
             if rounds:
                 self._next_obs, rewards, dones, finished, acted = self.env.step_round(action.numpy())
@@ -278,10 +337,10 @@ class LeanPPO:
                 self._next_obs, rewards, dones, finished = self.env.step(action.numpy())
             self._next_masks = self.env.action_masks()
             t2 = clock()
-            self.rewards[t] = torch.from_numpy(rewards)
-            self.dones[t] = torch.from_numpy(dones.astype(np.float32))
+            buf.rewards[t] = torch.from_numpy(rewards)
+            buf.dones[t] = torch.from_numpy(dones.astype(np.float32))
             if rounds:
-                self.acted[t] = torch.from_numpy(acted)
+                buf.acted[t] = torch.from_numpy(acted)
                 self.num_timesteps += int(acted.sum())
             else:
                 self.num_timesteps += B
@@ -293,20 +352,21 @@ class LeanPPO:
             t0 = clock()
             self._next_obs, rewards, dones, finished = self.env.settle()
             self._next_masks = self.env.action_masks()
-            self.settle_rewards.copy_(torch.from_numpy(rewards))
-            self.settle_dones.copy_(torch.from_numpy(dones.astype(np.float32)))
+            buf.settle_rewards.copy_(torch.from_numpy(rewards))
+            buf.settle_dones.copy_(torch.from_numpy(dones.astype(np.float32)))
             self.seconds["env"] += clock() - t0
             if on_step is not None and not on_step(finished):
                 return False
         t0 = clock()
-        self.last_value = self.model.value(torch.from_numpy(self._next_obs))
+        buf.last_value = model.value(torch.from_numpy(self._next_obs))
         self.seconds["policy"] += clock() - t0
+        self.rollout, self._fill = buf, (self._fill + 1) % len(self.rollouts)
         return True
 
     @torch.no_grad()
-    def advantages(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """GAE advantages and the returns (advantage + value) of the rollout, each (n_steps, n_envs), 0
-        where the learner did not act.
+    def advantages(self, rollout: Rollout | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """GAE advantages and the returns (advantage + value) of ``rollout`` (by default the last one
+        collected), each (n_steps, n_envs), 0 where the learner did not act.
 
         Read backwards, per game: ``reward`` and ``ended`` gather what came after the learner's last
         decision (a game's end, in any round, cuts the bootstrap: the next observation is the next
@@ -314,41 +374,85 @@ class LeanPPO:
         ``A = delta + gamma * lambda * (1 - ended) * A(next decision)``. In lockstep every step is a
         decision, and this is the usual recursion.
         """
-        p = self.cfg.ppo
-        advantages = torch.zeros_like(self.rewards)
-        next_value, next_adv = self.last_value.clone(), torch.zeros_like(self.last_value)
-        reward, ended = self.settle_rewards.clone(), self.settle_dones.clone()  # (lockstep: zeros)
+        p, r = self.cfg.ppo, self.rollout if rollout is None else rollout
+        advantages = torch.zeros_like(r.rewards)
+        next_value, next_adv = r.last_value.clone(), torch.zeros_like(r.last_value)
+        reward, ended = r.settle_rewards.clone(), r.settle_dones.clone()  # (lockstep: zeros)
         for t in reversed(range(p.n_steps)):
-            done = self.dones[t] > 0
-            reward = torch.where(done, self.rewards[t], reward + self.rewards[t])
+            done = r.dones[t] > 0
+            reward = torch.where(done, r.rewards[t], reward + r.rewards[t])
             ended = torch.where(done, torch.ones_like(ended), ended)
             live = 1.0 - ended
-            delta = reward + p.gamma * next_value * live - self.values[t]
+            delta = reward + p.gamma * next_value * live - r.values[t]
             adv = delta + p.gamma * p.gae_lambda * live * next_adv
-            acted = self.acted[t]
+            acted = r.acted[t]
             advantages[t] = torch.where(acted, adv, torch.zeros_like(adv))
-            next_value = torch.where(acted, self.values[t], next_value)
+            next_value = torch.where(acted, r.values[t], next_value)
             next_adv = torch.where(acted, adv, next_adv)
             reward = torch.where(acted, torch.zeros_like(reward), reward)
             ended = torch.where(acted, torch.zeros_like(ended), ended)
-        return advantages, advantages + self.values
+        return advantages, advantages + r.values
 
     def update(self) -> dict[str, float]:
-        """PPO's update on the last rollout (see the module docstring); mean losses and statistics."""
+        """PPO's update on the last rollout (see the module docstring), in this thread; mean losses and
+        statistics. With ``lean.overlap`` the acting copy then takes the new weights."""
+        if self._job is not None:
+            raise RuntimeError("update() while an update runs in the background: join() it first")
+        stats = self._update(self.rollout)
+        self.sync_acting()
+        return stats
+
+    def update_async(self) -> None:
+        """Start PPO's update on the last rollout in a background thread (``lean.overlap``); the next
+        :meth:`collect` may run meanwhile (with the acting copy, into the other buffer); :meth:`join` ends it."""
+        if not self.overlap:
+            raise RuntimeError("update_async() needs lean.overlap: true (a separate acting copy and two buffers)")
+        if self._job is not None:
+            raise RuntimeError("update_async() while an update runs: join() it first")
+        out, rollout = {}, self.rollout
+
+        def work():
+            try:
+                out["stats"] = self._update(rollout)
+            except BaseException as e:  # (re-raised in join())
+                out["error"] = e
+
+        self._job_out = out
+        self._job = threading.Thread(target=work, name="lean-ppo-update", daemon=True)
+        self._job.rollout = rollout
+        self._job.start()
+
+    def join(self) -> dict[str, float] | None:
+        """Wait for the background update (:meth:`update_async`), sync the acting copy, and return its
+        statistics (None when none was running). The wait counts in ``seconds['wait']``."""
+        if self._job is None:
+            return None
+        t0 = time.perf_counter()
+        self._job.join()
+        self.seconds["wait"] += time.perf_counter() - t0
+        self._job, out = None, self._job_out
+        if "error" in out:
+            raise out["error"]
+        self.sync_acting()
+        return out["stats"]
+
+    def _update(self, rollout: Rollout) -> dict[str, float]:
+        """The update itself, on ``rollout`` (reads only it, the learning model, its optimizer and anchor, and
+        the update's generator: what :meth:`update_async` may run beside :meth:`collect`)."""
         p = self.cfg.ppo
         start = time.perf_counter()
-        advantages, returns = self.advantages()
+        advantages, returns = self.advantages(rollout)
         N = p.n_steps * self.env.num_games
-        obs, masks = self.obs.view(N, -1), self.masks.view(N, -1)
-        actions, old_logp = self.actions.view(N), self.logp.view(N)
+        obs, masks = rollout.obs.view(N, -1), rollout.masks.view(N, -1)
+        actions, old_logp = rollout.actions.view(N), rollout.logp.view(N)
         advantages, returns = advantages.view(N), returns.view(N)
-        rows = torch.nonzero(self.acted.view(N)).squeeze(1)  # (lockstep: every row)
+        rows = torch.nonzero(rollout.acted.view(N)).squeeze(1)  # (lockstep: every row)
         params = list(self.model.parameters())
         stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
                                          "clip_fraction": [], "anchor_kl": []}
         epochs, stop = 0, False
         for _ in range(p.n_epochs):
-            order = rows[torch.randperm(len(rows), generator=self.generator)]
+            order = rows[torch.randperm(len(rows), generator=self.update_generator)]
             for first in range(0, len(rows), p.batch_size):
                 idx = order[first:first + p.batch_size]
                 o, m = obs[idx], masks[idx]  # (gathered once for the actor and the critic)
@@ -392,10 +496,12 @@ class LeanPPO:
         out["epochs"] = epochs
         return out
 
-    def agent(self, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
-        """The actor now, as a PolicyAgent (metadata: backend, step, game)."""
+    def agent(self, deterministic: bool = True, seed: int | None = None, step: int | None = None) -> PolicyAgent:
+        """The learning actor now, as a PolicyAgent (metadata: backend, ``step`` (by default the decisions
+        collected), game)."""
         return self.model.to_agent(deterministic, seed, metadata={
-            "backend": "lean", "step": self.num_timesteps, "env": self.cfg.env.id, "options": self.cfg.env.options})
+            "backend": "lean", "step": self.num_timesteps if step is None else step, "env": self.cfg.env.id,
+            "options": self.cfg.env.options})
 
     def state_dict(self) -> dict:
         """Networks, optimizer and the anchor if set (tensors and plain data only: ``torch.load(weights_only=True)``
@@ -407,7 +513,8 @@ class LeanPPO:
 
     def restore(self, ckpt: Checkpoint) -> None:
         """Continue from a checkpoint: its weights, optimizer state, anchor and step counters; the sampling
-        generator reseeded from ``seed + steps`` (the games themselves are dealt afresh by :meth:`start`)."""
+        generator reseeded from ``seed + steps`` (with ``lean.overlap`` the update's too, from its own seed; the
+        games themselves are dealt afresh by :meth:`start`, which also syncs the acting copy)."""
         params = ckpt.params
         try:
             self.model.load_state_dict(params["model"])
@@ -421,6 +528,8 @@ class LeanPPO:
                                   f"(ppo.net_arch / ppo.activation / the game's sizes): {first}") from None
         self.num_timesteps, self.n_updates = ckpt.num_timesteps, ckpt.n_updates
         self.generator.manual_seed(self.cfg.seed + self.num_timesteps)
+        if self.update_generator is not self.generator:
+            self.update_generator.manual_seed(self.cfg.seed + UPDATE_SEED_OFFSET + self.num_timesteps)
 
 
 class RoundSelfPlay(BatchedSelfPlay):
@@ -503,16 +612,16 @@ class LeanRun(RunSchedule):
         self.learner.env.update_opponents(*self.pool.broadcast())
 
     def snapshot(self, step: int) -> None:
-        """Freeze the current actor into the pool (``pool/snapshot_N.npz``)."""
+        """Freeze the current (learning) actor into the pool (``pool/snapshot_N.npz``)."""
         name = f"snapshot_{step}"
         path = Path("pool") / f"{name}.npz"
-        self.learner.agent().save(self.run_dir / path)
+        self.learner.agent(step=step).save(self.run_dir / path)
         self.pool.add_snapshot(name, str(path))
 
     def evaluate(self, step: int) -> dict[str, float]:
         """Periodic evaluation against each baseline; keeps best_model.npz; returns the win rates."""
         e = self.cfg.eval
-        focal = self.learner.agent(e.deterministic)
+        focal = self.learner.agent(e.deterministic, step=step)
         results = evaluate(focal, self.cfg.env.id, self.cfg.env.options, e.opponents, e.games,
                            seed=self.cfg.seed, workers=e.workers, charts=e.charts)
         path = self.run_dir / "eval.csv"
@@ -526,15 +635,17 @@ class LeanRun(RunSchedule):
         return rates
 
     def checkpoint(self, step: int) -> Path:
-        """Write checkpoints/step_N: policy.npz, model.pt (tensors only), config.yaml, pool.json, trainer.json."""
+        """Write checkpoints/step_N: policy.npz, model.pt (tensors only), config.yaml, pool.json, trainer.json
+        (``step``: the decisions the weights were trained on; with ``lean.overlap`` the rollout collected
+        meanwhile is not in it, and a resumed run collects afresh from ``step``)."""
         ckpt = self.run_dir / "checkpoints" / f"step_{step:09d}"
         ckpt.mkdir(parents=True, exist_ok=True)
-        self.learner.agent().save(ckpt / "policy.npz")
+        self.learner.agent(step=step).save(ckpt / "policy.npz")
         torch.save(self.learner.state_dict(), ckpt / "model.pt")
         save_config(self.cfg, ckpt / "config.yaml")
         (ckpt / "pool.json").write_text(json.dumps(self.pool.to_dict(), indent=1))
         (ckpt / "trainer.json").write_text(json.dumps({
-            "backend": "lean", "num_timesteps": self.learner.num_timesteps, "n_updates": self.learner.n_updates,
+            "backend": "lean", "num_timesteps": step, "n_updates": self.learner.n_updates,
             **self.state_dict()}, indent=1))
         return ckpt
 
@@ -612,7 +723,15 @@ def pretrain(cfg: TrainConfig, run: LeanRun, learner: LeanPPO) -> CloneReport:
 
 def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, start: float | None = None, append: bool = False) -> float:
     """Rollouts and updates until total_timesteps (or max_train_minutes, counted from ``start``: by default
-    now); the seconds since ``start``. ``append``: add to the run's progress.csv (a resumed run)."""
+    now); the seconds since ``start``. ``append``: add to the run's progress.csv (a resumed run).
+
+    One progress.csv row per update. ``step`` is the decisions the update trained on (with ``lean.overlap``,
+    the next rollout, collected beside it, is not counted yet), ``seconds`` the wall time when it joined;
+    ``env_share``, ``policy_share`` and ``update_share`` split the time spent so far. Without overlap they are
+    shares of env + policy + update (one thread, about the wall time). With ``lean.overlap`` they are shares of
+    the collecting thread's time (env + policy + ``wait``, about the wall time) and the update runs beside
+    it in another thread: ``update_share`` is how busy that thread was (up to 1), and ``wait_share`` the share
+    in which collection waited for an update to join (the part of the update not hidden behind collection)."""
     from tqdm.auto import tqdm
 
     bar = tqdm(total=cfg.total_timesteps, unit="step", dynamic_ncols=True, mininterval=1.0, smoothing=0.05) \
@@ -627,24 +746,31 @@ def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, start: float | None
             bar.update(learner.num_timesteps - bar.n)  # (learner decisions: rounds mode has fewer than games)
         return limit is None or time.time() - start <= limit
 
+    def stopping(step: int) -> None:
+        write(f"step {step}: max_train_minutes ({cfg.max_train_minutes:g}) reached, stopping")
+
     progress = run.run_dir / "progress.csv"
     append = append and progress.is_file()
     with open(progress, "a" if append else "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=PROGRESS_FIELDS)
         if not append:
             writer.writeheader()
-        while learner.num_timesteps < cfg.total_timesteps:
-            if not learner.collect(on_step):
-                write(f"step {learner.num_timesteps}: max_train_minutes ({cfg.max_train_minutes:g}) reached, stopping")
-                break
-            stats = learner.update()
-            step, seconds = learner.num_timesteps, time.time() - start
-            total = sum(learner.seconds.values()) or 1.0
+
+        def report(stats: dict, step: int, due: bool = True) -> bool:
+            """The update's progress row, then (``due``) what after_rollout has due; False once time is up."""
+            seconds = time.time() - start
+            spent = learner.seconds
+            if learner.overlap:
+                total = spent["env"] + spent["policy"] + spent["wait"] or 1.0
+            else:
+                total = sum(spent.values()) or 1.0
             writer.writerow({"update": learner.n_updates, "step": step, "seconds": round(seconds, 3),
                              "steps_per_s": round(step / max(seconds, 1e-9), 1), **stats,
                              "win_rate_all": float(np.mean(run.recent)) if run.recent else None,
-                             **{f"{k}_share": round(v / total, 4) for k, v in learner.seconds.items()}})
+                             **{f"{k}_share": round(v / total, 4) for k, v in spent.items()}})
             f.flush()
+            if not due:
+                return False
             rates = run.after_rollout(step)
             if rates:
                 write(f"step {step}: eval win rates " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()))
@@ -653,9 +779,36 @@ def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, start: float | None
                 if run.recent:
                     post["win"] = f"{np.mean(run.recent):.0%}"
                 bar.set_postfix(post, refresh=False)
-            if limit is not None and time.time() - start > limit:  # (an evaluation may have used it up)
-                write(f"step {step}: max_train_minutes ({cfg.max_train_minutes:g}) reached, stopping")
-                break
+            return limit is None or time.time() - start <= limit  # (an evaluation may have used it up)
+
+        if not learner.overlap:
+            while learner.num_timesteps < cfg.total_timesteps:
+                if not learner.collect(on_step):
+                    stopping(learner.num_timesteps)
+                    break
+                if not report(learner.update(), learner.num_timesteps):
+                    stopping(learner.num_timesteps)
+                    break
+        else:
+            pending = None  # the step count after the rollout whose update runs in the background
+            try:
+                while learner.num_timesteps < cfg.total_timesteps:
+                    going = learner.collect(on_step)  # (beside the update of the rollout before, if any)
+                    if pending is not None:
+                        stats = learner.join()
+                        going = report(stats, pending, due=going) and going
+                        pending = None
+                    if not going:
+                        stopping(learner.num_timesteps)
+                        break
+                    pending = learner.num_timesteps
+                    learner.update_async()
+                if pending is not None:  # total_timesteps reached: the last rollout's update joins
+                    report(learner.join(), pending)
+            finally:
+                if learner._job is not None:  # (an error in collection: let the update finish before leaving)
+                    learner._job.join()
+                    learner._job = None
     if bar is not None:
         bar.close()
     return time.time() - start
