@@ -191,6 +191,11 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
     (common random numbers); with ``keep`` only the ``keep`` best actions on the first sample (and
     the rule agent's choice) are tried on the others. Other decisions: the rule agent's.
 
+    With ``policy`` (a trained :class:`~gemenvs.agents.policy.PolicyAgent` for this game) the policy
+    takes the rule agent's place everywhere: its most likely legal action is the choice where nothing
+    is searched and on ties, and it plays every seat in the rollouts (a search around a trained policy;
+    ``docs/results.md`` measures it).
+
     Like :class:`~gemenvs.agents.search.ISMCTSAgent` it needs the engine state
     (``needs_state = True``; the match runner hands it over) and reads it only through
     ``resample_hidden``, so it decides the same in every state its seat cannot tell apart.
@@ -201,7 +206,7 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
 
     def __init__(self, game, samples: int = 2, decisions=SEARCHED, weights=VALUE_WEIGHTS, margin: float = 1e-3,
                  turns: int = 1, keep: int | None = None, seed: int | None = None, spec=None,
-                 num_actions: int | None = None, action_spec=None):
+                 num_actions: int | None = None, action_spec=None, policy=None):
         if not hasattr(game, "resample_hidden") or getattr(game, "name", None) != "gemjam":
             raise TypeError(f"GemJamLookaheadAgent searches the Gem Jam engine (env.unwrapped.game); "
                             f"got {type(game).__name__}")
@@ -220,6 +225,14 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
         self._blocks = {b.name: (b.offset, b.stop, b.shape, b.scale) for b in self.spec.slices}
         self.decisions = frozenset(decisions)
         self.weights = np.asarray(weights, float)
+        if policy is not None:
+            if not callable(getattr(policy, "logits", None)):
+                raise TypeError(f"policy must be a PolicyAgent (gemenvs.agents.policy); got {type(policy).__name__}")
+            if (policy.observation_size, policy.num_actions) != (self.spec.size, self.num_actions):
+                raise ValueError(f"the policy reads {policy.observation_size} inputs and gives {policy.num_actions} "
+                                 f"actions, but this game's observations have {self.spec.size} and its actions "
+                                 f"{self.num_actions}: was it trained on another game or player count?")
+        self.policy = policy
 
     @classmethod
     def for_env(cls, env, seed: int | None = None, **kwargs) -> "GemJamLookaheadAgent":
@@ -243,6 +256,16 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
         scores = {int(a): self._score(d, why, chosen, int(a)) for a in legal}
         return max(scores, key=lambda a: (scores[a], -a))
 
+    def base_act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The choice the search starts from and every seat's rollout policy: the policy's most likely legal action
+        (with ``policy``), else :meth:`rule_act`."""
+        if self.policy is None:
+            return self.rule_act(observation, action_mask)
+        legal = legal_actions(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        return int(legal[int(np.argmax(self.policy.logits(observation)[legal]))])
+
     def act_with_state(self, state, seat: int, observation: np.ndarray | None = None,
                        action_mask: np.ndarray | None = None) -> int:
         """A legal action of ``seat``, found on states redrawn from ``state`` by ``resample_hidden``."""
@@ -252,25 +275,26 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
         return max(value, key=lambda a: (value[a], a == choice, -a))
 
     def action_values(self, state, seat: int) -> tuple[int, dict[int, float] | None]:
-        """The rule agent's choice for ``seat`` and the lookahead's mean score of each legal action it tried
-        (the rule's choice with its tie bonus ``margin``), or None where the decision is not searched (one legal
-        action, or a kind outside ``decisions``). Reads ``state`` only through ``resample_hidden``."""
+        """The base choice for ``seat`` (:meth:`base_act`: the rule agent's, or the policy's) and the lookahead's
+        mean score of each legal action it tried (the base choice with its tie bonus ``margin``), or None where
+        the decision is not searched (one legal action, or a kind outside ``decisions``). Reads ``state`` only
+        through ``resample_hidden``."""
         game = self.game
         first = game.resample_hidden(state, seat, self.rng)
         del state  # from here on, only what the seat's view allows
         obs, mask = game.observe(first, seat), game.legal_mask(first, seat)
         legal = legal_actions(mask)  # raises when the seat is not to act
-        choice = self.rule_act(obs, mask)
+        choice = self.base_act(obs, mask)
         if legal.size == 1 or first.decision["why"] not in self.decisions:
             return choice, None
         samples = [first] + [game.resample_hidden(first, seat, self.rng) for _ in range(self.samples - 1)]
         for s in samples:  # private copies: their logs (which no rule reads) need not be copied per rollout
             s.log, s.events, s.hidden = [], [], []
-        bonus = {choice: self.margin}  # ties go to the rule agent's own choice
+        bonus = {choice: self.margin}  # ties go to the base choice
         cands = [int(a) for a in legal]
         value = {a: self._value(samples[:1], seat, a) + bonus.get(a, 0.0) for a in cands}
         if len(samples) > 1:
-            if self.keep is not None:  # the other samples only for the best few of the first (and the rule's choice)
+            if self.keep is not None:  # the other samples only for the best few of the first (and the base choice)
                 cands = sorted(cands, key=lambda a: -value[a])[:self.keep]
                 cands += [choice] if choice not in cands else []
             value = {a: (value[a] + self._value(samples[1:], seat, a) * (len(samples) - 1)) / len(samples)
@@ -278,7 +302,7 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
         return choice, value
 
     def _value(self, samples, seat: int, a: int) -> float:
-        """Mean chance to win of ``seat`` after action ``a`` and the rule agents' play to the end of the turn."""
+        """Mean chance to win of ``seat`` after action ``a`` and every seat's :meth:`base_act` to the end of the turn."""
         game, total = self.game, 0.0
         for sample in samples:
             s = sample.copy()
@@ -291,7 +315,7 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
                     if ends == self.turns:
                         break
                 p = s.decision["p"]
-                game.apply_legal(s, p, self.rule_act(game.observe(s, p), game.legal_mask(s, p)))
+                game.apply_legal(s, p, self.base_act(game.observe(s, p), game.legal_mask(s, p)))
                 steps += 1
             total += win_chances(s, game.cfg, self.weights)[seat]
         return total / len(samples)

@@ -9,6 +9,12 @@ other's) and the CPU seconds of the agent's own decisions per game (``time.threa
     python benchmarks/gemjam_lookahead.py                                # rule, lookahead: 900 games each
     python benchmarks/gemjam_lookahead.py --games 300 --rows lookahead:2
     python benchmarks/gemjam_lookahead.py --fit 2500                     # refit the win model's weights
+    python benchmarks/gemjam_lookahead.py --policy runs/gemjam_selfplay/best_model.npz --rows policy,policy_lookahead
+
+``--policy PATH`` (a trained Gem Jam policy: a MaskablePPO ``.zip`` or a PolicyAgent ``.npz``) adds two rows:
+``policy`` (the policy alone, its most likely legal action) and ``policy_lookahead[:SAMPLES]`` (the lookahead
+around it: the policy's choice where nothing is searched and on ties, and the policy playing every seat in
+the rollouts, instead of GemJamRuleAgent).
 
 ``--fit N`` plays N games of three rule agents (seeds from 200000; the shipped weights: N = 2500), keeps
 every player's :data:`~gemenvs.gemjam.winmodel.VALUE_FEATURES` at each turn start, fits the conditional-logit
@@ -25,6 +31,7 @@ from gemenvs import gemjam_v0
 from gemenvs.agents.gemjam import GemJamLookaheadAgent, GemJamRuleAgent, parse_name
 from gemenvs.gemjam.winmodel import VALUE_FEATURES, player_features
 from gemenvs.agents.match import TimedAgent, play_engine_game
+from gemenvs.agents.policy import PolicyAgent
 
 #: extra rows: name -> keyword arguments of GemJamLookaheadAgent
 ROWS = {
@@ -39,20 +46,29 @@ ROWS = {
 }
 
 
-def make(env, row: str):
-    """The focal agent of a row: ``rule``, ``lookahead[:SAMPLES]`` or a name of :data:`ROWS` (``[:SAMPLES]`` too)."""
+def make(env, row: str, policy: str | None = None):
+    """The focal agent of a row: ``rule``, ``lookahead[:SAMPLES]``, a name of :data:`ROWS` (``[:SAMPLES]`` too), or
+    with ``policy`` (a file) ``policy`` and ``policy_lookahead[:SAMPLES]``."""
     if row == "rule":
         return GemJamRuleAgent.for_env(env)
+    if row == "policy" or row.partition(":")[0] == "policy_lookahead":
+        if policy is None:
+            raise ValueError(f"row {row!r} needs --policy PATH (a trained Gem Jam policy)")
+        agent = PolicyAgent.load(policy)
+        agent.check_fits(env, f"the policy {policy}")
+        if row == "policy":
+            return agent
+        return GemJamLookaheadAgent.for_env(env, policy=agent, **parse_name("lookahead" + row[len("policy_lookahead"):]))
     base = row.partition(":")[0]
     if base in ROWS:
         return GemJamLookaheadAgent.for_env(env, **ROWS[base], **parse_name("lookahead" + row[len(base):]))
     return GemJamLookaheadAgent.for_env(env, **parse_name(row))
 
 
-def play(env, row: str, games: int, seed: int) -> tuple[float, float, float, float]:
+def play(env, row: str, games: int, seed: int, policy: str | None = None) -> tuple[float, float, float, float]:
     """Win rate, its 95% half-width, mean margin and CPU seconds per game of the row's agent."""
     game = env.unwrapped.game
-    focal = TimedAgent(make(env, row))
+    focal = TimedAgent(make(env, row, policy))
     others = [GemJamRuleAgent.for_env(env), GemJamRuleAgent.for_env(env)]
     wins = margin = 0.0
     for g in range(seed, seed + games):
@@ -108,6 +124,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rows", default="rule,lookahead",
                     help="comma-separated: rule, lookahead, lookahead:SAMPLES, and " + ", ".join(ROWS)
                     + " (:SAMPLES too)")
+    ap.add_argument("--policy", metavar="PATH", help="a trained Gem Jam policy: adds the rows policy and "
+                    "policy_lookahead[:SAMPLES]")
     ap.add_argument("--fit", type=int, default=0, metavar="GAMES", help="fit the win model on GAMES rule-agent games")
     args = ap.parse_args(argv)
     env = gemjam_v0.env(num_players=3)
@@ -118,8 +136,8 @@ def main(argv: list[str] | None = None) -> None:
     rows = args.rows.split(",")
     for row in rows:
         try:
-            make(env, row)
-        except ValueError as e:
+            make(env, row, args.policy)
+        except (ValueError, FileNotFoundError) as e:
             ap.error(str(e))
     if args.games <= 0:
         ap.error("--games must be positive")
@@ -127,7 +145,7 @@ def main(argv: list[str] | None = None) -> None:
           f"{args.seed}..{args.seed + args.games - 1}, its seat rotated (chance 33.3%)")
     for row in rows:
         t = time.perf_counter()
-        w, half, m, sec = play(env, row, args.games, args.seed)
+        w, half, m, sec = play(env, row, args.games, args.seed, args.policy)
         print(f"{row:16s} win {w:6.1%} +-{half:.1%}  mean margin {m:+.2f}  {sec:.3f} CPU s/game of its decisions  "
               f"{time.perf_counter() - t:.0f}s", flush=True)
 

@@ -277,3 +277,19 @@ def test_need_table_is_need():
     table = _need_table()[counts @ 7 ** np.arange(5)]
     for row, needs in zip(counts, table):
         assert needs.tolist() == [_need(m, list(row)) for m in range(len(needs))]
+
+
+def test_policy_agent_scores_a_sparse_observation_as_the_full_product():
+    """One observation with few nonzero inputs (Gem Jam's: about 110 of 3,187) is multiplied by the first layer's
+    rows of those inputs only; the logits are the full product's, and act agrees with act_batch's full products."""
+    rng = np.random.default_rng(5)
+    agent = PolicyAgent(_policy(400, 12, 4), "tanh")
+    obs = np.zeros((40, 400), np.float32)
+    for row in obs:
+        row[rng.choice(400, 30, replace=False)] = rng.normal(size=30)
+    assert np.count_nonzero(obs[0]) <= agent.SPARSE_SHARE * obs.shape[1]  # the sparse path
+    full = agent.logits_batch(obs)  # rows: the full product
+    assert np.allclose(np.stack([agent.logits(o) for o in obs]), full, atol=1e-5)
+    masks = (rng.random((40, 12)) < 0.5).astype(np.int8)
+    masks[:, 0] = 1
+    assert np.array_equal(agent.act_batch(obs, masks), [agent.act(o, m) for o, m in zip(obs, masks)])

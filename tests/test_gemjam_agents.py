@@ -99,3 +99,60 @@ def test_lookahead_rollouts_choose_as_the_rule_agent():
         seen += np.count_nonzero(mask) > 1
         game.apply(state, p, a)
     assert seen > 50
+
+
+def _small_policy(game, seed: int = 0, inputs: int | None = None):
+    """A PolicyAgent with random weights shaped for ``game`` (or for ``inputs`` observation values)."""
+    from gemenvs.agents.policy import PolicyAgent
+
+    rng = np.random.default_rng(seed)
+    sizes = [game.spec.size if inputs is None else inputs, 16, game.num_actions]
+    return PolicyAgent([(rng.normal(0, 0.3, (a, b)), rng.normal(0, 0.1, b)) for a, b in zip(sizes, sizes[1:])], "tanh")
+
+
+def test_lookahead_around_a_policy_starts_from_it_and_never_reads_hidden_information():
+    """With ``policy`` the policy's choice replaces the rule agent's: where nothing is searched it is the decision,
+    and every seat's rollout play is the policy's; re-dealing what the seat cannot see changes nothing."""
+    from gemenvs.agents.gemjam import SEARCHED, GemJamLookaheadAgent
+
+    env = gemjam_v0.env(num_players=3)
+    game = env.unwrapped.game
+    policy = _small_policy(game)
+    look = GemJamLookaheadAgent.for_env(env, policy=policy)
+    rule = GemJamRuleAgent.for_env(env)
+    redeal = np.random.default_rng(3)
+    state, unsearched, searched, differs = game.new_state(4), 0, 0, 0
+    while not game.is_over(state):
+        p = game.to_act(state)[0]
+        obs, mask = game.observe(state, p), game.legal_mask(state, p)
+        assert look.base_act(obs, mask) == policy.act(obs, mask)  # the rollout policy of every seat
+        differs += np.count_nonzero(mask) > 1 and policy.act(obs, mask) != rule.act(obs, mask)
+        if np.count_nonzero(mask) > 1 and len(state.log) % 4 == 0:
+            look.reset(seed=len(state.log))
+            a = look.act_with_state(state, p, obs, mask)
+            if state.decision["why"] not in SEARCHED:
+                assert a == policy.act(obs, mask)
+                unsearched += 1
+            elif searched < 6:
+                look.reset(seed=len(state.log))
+                assert look.act_with_state(game.resample_hidden(state, p, redeal), p, obs, mask) == a
+                searched += 1
+        game.apply(state, p, rule.act(obs, mask))
+    assert unsearched >= 1 and searched >= 4 and differs >= 10  # (a random policy is no rule agent)
+
+
+def test_lookahead_around_a_policy_plays_legal_games_and_refuses_a_policy_of_another_shape():
+    from gemenvs.agents.gemjam import GemJamLookaheadAgent
+    from gemenvs.agents.match import play_engine_game
+
+    env = gemjam_v0.env(num_players=3)
+    game = env.unwrapped.game
+    agents = [GemJamRuleAgent.for_env(env), GemJamLookaheadAgent.for_env(env, policy=_small_policy(game)),
+              GemJamRuleAgent.for_env(env)]
+    a = play_engine_game(game, agents, 2, agent_seeds=[0, 1, 2])  # game.apply checks every action
+    b = play_engine_game(game, agents, 2, agent_seeds=[0, 1, 2])
+    assert game.is_over(a) and a.log == b.log
+    with pytest.raises(ValueError, match="was it trained on another game or player count"):
+        GemJamLookaheadAgent.for_env(env, policy=_small_policy(game, inputs=game.spec.size + 1))
+    with pytest.raises(TypeError, match="policy must be a PolicyAgent"):
+        GemJamLookaheadAgent.for_env(env, policy=GemJamRuleAgent.for_env(env))
