@@ -307,6 +307,10 @@ class ParametricBidder(HeuristicBidder):
 
     # ---------------------------------------------------------------- bids
 
+    #: (value of the lot, cost of a coin, largest bid considered) of the last bid this bidder chose: what it
+    #: computed from the observation before weighing opponents' bids (read by benchmarks/megagem_clone_features.py)
+    last_valuation: tuple[float, float, int] | None = None
+
     def choose_bid(self, v: View, limit: int) -> int:
         self._learn(v)
         w = self.w
@@ -353,9 +357,11 @@ class ParametricBidder(HeuristicBidder):
         else:
             value = w.shade_loan * value + w.loan_bonus * amount
         value *= max(0.0, 1.0 + w.shade_stage * (_stage(v) - 0.5))
+        self.last_valuation = (float(value), float(cost_rate), 0)
         if value <= 0:
             return 0
         top = limit if cost_rate <= 1e-9 else min(limit, int(value / cost_rate) + 1)
+        self.last_valuation = (float(value), float(cost_rate), max(int(top), 0))
         if top <= 0:
             return 0
         samples = self._opponent_samples(v, cat, opp_values, limits)

@@ -354,3 +354,31 @@ def test_docs_table_lists_every_weight_as_defined():
     want = [f"| `{w.name}` | {w.group} | {w.default:g} | [{w.low:g}, {w.high:g}] | {w.step:g} | {w.meaning} |"
             for w in WEIGHTS]
     assert rows == want, "docs/megagem.md: the weights table differs from agents/megagem_tuned.WEIGHTS"
+
+
+def test_last_valuation_bounds_every_bid_and_the_clone_probe_runs(capsys):
+    """``last_valuation`` is what the bidder computed before weighing the opponents: it never bids above the
+    largest bid it considered, and bids nothing on a lot it values at nothing; the probe script runs."""
+    env = megagem_v0.env(num_players=4, value_chart="random")
+    game = env.unwrapped.game
+    bidder = make_agent("megagem", "tuned", env)
+    others = [make_agent("megagem", "heuristic", env) for _ in range(3)]
+    state, bids = game.new_state(5), 0
+    while not game.is_over(state):
+        chosen = []
+        for p in game.to_act(state):
+            obs, mask = game.observe(state, p), game.legal_mask(state, p)
+            agent = bidder if p == 0 else others[p - 1]
+            a = agent.act(obs, mask)
+            if p == 0 and bidder.last_valuation is not None:
+                value, cost, top = bidder.last_valuation
+                assert a <= top and (value > 0 or a == 0) and cost >= 0
+                bids += 1
+                bidder.last_valuation = None
+            chosen.append((p, a))
+        for p, a in chosen:
+            game.apply(state, p, a)
+    assert bids >= 15
+    _script("megagem_clone_features").main(["--games", "12", "--epochs", "1", "--eval-games", "4", "--workers", "1"])
+    out = capsys.readouterr().out
+    assert "+ both" in out and "clone, + both" in out and "the tuned bidder" in out

@@ -1,0 +1,196 @@
+"""What does a clone of the tuned bidder miss? Its valuation or its opponent memory (issue 12).
+
+The make-train learner starts from a behaviour clone of the tuned bidder that copies only 44-48% of its
+bids. This probe asks which of the bidder's own quantities the network lacks:
+
+1. Data: ``--games`` 4-player games of four tuned bidders (``value_chart: random``, seeds from
+   500000), every decision with a choice: the observation, the mask, the bid, and two feature sets of
+   the deciding bidder, read right after its choice: its **valuation** (``last_valuation``: the lot's
+   value, the cost of a coin, the largest bid it considered; 3 numbers) and its **memory** of each
+   opponent (mean, min, max and count of the bid/value ratios, mean and count of bid/limit on value
+   lots and on Loans; 8 numbers per opponent).
+2. Fit: a [256, 256] tanh MLP by masked cross-entropy, ``--epochs`` epochs, one game in six held out,
+   for each input (the observation; + memory; + valuation; + both): held-out agreement, exact and
+   within one coin.
+3. Play (``--eval-games``, 0 to skip): the clones fitted on all games, from the observation and with
+   both feature sets (a tuned bidder beside the clone computes them from the same observations),
+   and the tuned bidder itself, each against three HeuristicBidders, seat rotated (chance 25%).
+
+    python benchmarks/megagem_clone_features.py                  # 6,000 games, 800 per row: ~6 min on 2 cores
+    python benchmarks/megagem_clone_features.py --games 1000 --eval-games 0
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+PLAYERS = 4
+
+
+def features(bidder) -> list[float]:
+    """The valuation (3 numbers, scaled) then the opponent memory (8 per opponent) of a tuned bidder after its
+    last decision; the valuation is cleared, so a reveal decision reads zeros."""
+    value, cost, top = bidder.last_valuation or (0.0, 0.0, 0)
+    bidder.last_valuation = None
+    out = [value / 20, cost, top / 20]
+    for p in range(1, PLAYERS):
+        r, f, lo = bidder._ratios[p], bidder._fracs[p], bidder._loan_fracs[p]
+        out += [np.mean(r) if r else 0.0, min(r, default=0.0), max(r, default=0.0), len(r) / 10,
+                np.mean(f) if f else 0.0, len(f) / 10, np.mean(lo) if lo else 0.0, len(lo) / 10]
+    return out
+
+
+def _env():
+    from gemenvs import megagem_v0
+    return megagem_v0.env(num_players=PLAYERS, value_chart="random")
+
+
+def collect(seeds: list[int]) -> tuple[np.ndarray, ...]:
+    """Observations, masks, bids, features and game seeds of every decision with a choice (step 1)."""
+    from gemenvs.agents import make_agent
+
+    env = _env()
+    game = env.unwrapped.game
+    agents = [make_agent("megagem", "tuned", env) for _ in range(PLAYERS)]
+    rows: dict[str, list] = {"obs": [], "mask": [], "action": [], "feat": [], "game": []}
+    for seed in seeds:
+        state = game.new_state(seed)
+        for i, a in enumerate(agents):
+            a.reset(seed=seed * 10 + i)
+        while not game.is_over(state):
+            chosen = []
+            for p in game.to_act(state):
+                obs, mask = game.observe(state, p), game.legal_mask(state, p)
+                a = agents[p].act(obs, mask)
+                f = features(agents[p])
+                if np.count_nonzero(mask) > 1:
+                    for k, x in zip(rows, (obs.astype(np.float16), mask.astype(bool), a, f, seed)):
+                        rows[k].append(x)
+                chosen.append((p, a))
+            for p, a in chosen:
+                game.apply(state, p, a)
+    return tuple(np.asarray(rows[k]) for k in rows)
+
+
+def fit(x: np.ndarray, masks: np.ndarray, actions: np.ndarray, epochs: int, held: np.ndarray | None = None):
+    """A clone's layers ``[(weight, bias)]`` fitted on the rows outside ``held``; with ``held``, also its held-out
+    agreement per epoch (exact, within one coin)."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(x.shape[1], 256), nn.Tanh(), nn.Linear(256, 256), nn.Tanh(),
+                        nn.Linear(256, masks.shape[1]))
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    train = np.ones(len(x), bool) if held is None else ~held
+    xt, mt, at = (torch.tensor(v[train]) for v in (x, masks, actions))
+    scores = []
+    for _ in range(epochs):
+        for b in torch.randperm(len(xt)).split(512):
+            loss = nn.functional.cross_entropy(net(xt[b]).masked_fill(~mt[b], -1e9), at[b])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        if held is not None:
+            with torch.no_grad():
+                pred = net(torch.tensor(x[held])).masked_fill(~torch.tensor(masks[held]), -1e9).argmax(1).numpy()
+            scores.append((np.mean(pred == actions[held]), np.mean(np.abs(pred - actions[held]) <= 1)))
+    layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in net
+              if isinstance(m, nn.Linear)]
+    return layers, scores
+
+
+class FeatureClone:
+    """A clone playing from its observation, plus the features of a tuned bidder shadowing the same decisions."""
+
+    def __init__(self, layers, env, with_features: bool):
+        from gemenvs.agents import make_agent
+        self.layers, self.with_features = layers, with_features
+        self.shadow = make_agent("megagem", "tuned", env)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.shadow.reset(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        self.shadow.act(observation, action_mask)  # keeps its memory and computes the valuation
+        f = features(self.shadow)
+        legal = np.flatnonzero(action_mask)
+        x = np.concatenate([observation, f]) if self.with_features else observation
+        x = x.astype(np.float32)
+        for k, (w, b) in enumerate(self.layers):
+            x = x @ w + b
+            x = np.tanh(x) if k < len(self.layers) - 1 else x
+        return int(legal[np.argmax(x[legal])])
+
+
+def play(row: str, layers, seeds: list[int]) -> float:
+    """Wins (shared wins split) of ``row``'s agent against three HeuristicBidders on ``seeds``."""
+    from gemenvs.agents import make_agent
+    from gemenvs.agents.match import play_engine_game
+
+    env = _env()
+    game = env.unwrapped.game
+    focal = make_agent("megagem", "tuned", env) if row == "tuned" else FeatureClone(layers, env, row == "both")
+    others = [make_agent("megagem", "heuristic", env) for _ in range(PLAYERS - 1)]
+    wins = 0.0
+    for g in seeds:
+        p = g % PLAYERS
+        r = game.results(play_engine_game(game, others[:p] + [focal] + others[p:], g))
+        wins += (p in r.winners) / len(r.winners)
+    return wins
+
+
+def _map(workers: int, fn, *iterables) -> list:
+    """``fn`` over ``iterables`` in ``workers`` processes (in this process for one)."""
+    if workers == 1:
+        return list(map(fn, *iterables))
+    with ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(fn, *iterables))
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=6000, help="games of tuned-bidder data (default 6000)")
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--eval-games", type=int, default=800, help="games per row of step 3 (0: skip)")
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args(argv)
+    if args.games < 12 or args.epochs < 1 or args.eval_games < 0 or args.workers < 1:
+        ap.error("--games must be at least 12, --epochs and --workers at least 1, --eval-games at least 0")
+    import torch
+    torch.set_num_threads(args.workers)
+    start = time.time()
+    seeds = list(range(500_000, 500_000 + args.games))
+    parts = _map(args.workers, collect, [seeds[i::8] for i in range(8)])
+    obs, masks, actions, feats, games = (np.concatenate([p[i] for p in parts]) for i in range(5))
+    obs = obs.astype(np.float32)
+    feats = feats.astype(np.float32)
+    print(f"{args.games} games of four tuned bidders, {len(actions)} decisions with a choice, "
+          f"{time.time() - start:.0f} s", flush=True)
+    held = games % 6 == 0
+    inputs = {"the observation": obs, "+ memory": np.concatenate([obs, feats[:, 3:]], 1),
+              "+ valuation": np.concatenate([obs, feats[:, :3]], 1), "+ both": np.concatenate([obs, feats], 1)}
+    for name, x in inputs.items():
+        _, scores = fit(x, masks, actions, args.epochs, held)
+        exact, near = scores[-1]
+        print(f"{name:16s} held-out agreement after {args.epochs} epochs: exact {exact:.1%}, within one coin "
+              f"{near:.1%}", flush=True)
+    if not args.eval_games:
+        return
+    clones = {"tuned": None, "observation": fit(obs, masks, actions, args.epochs)[0],
+              "both": fit(inputs["+ both"], masks, actions, args.epochs)[0]}
+    seeds = list(range(700_000, 700_000 + args.eval_games))
+    for row, layers in clones.items():
+        wins = sum(_map(args.workers, play, [row] * args.workers, [layers] * args.workers,
+                        [seeds[i::args.workers] for i in range(args.workers)]))
+        w = wins / args.eval_games
+        label = {"tuned": "the tuned bidder", "observation": "clone, observation", "both": "clone, + both"}[row]
+        print(f"{label:20s} against three HeuristicBidders: {w:.1%} +- {1.96 * (w * (1 - w) / args.eval_games) ** 0.5:.1%}"
+              f" over {args.eval_games} games", flush=True)
+
+
+if __name__ == "__main__":
+    main()
