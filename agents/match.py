@@ -94,6 +94,28 @@ def play_engine_game(game, agents: Sequence[Agent], seed: int, agent_seeds: Sequ
     return state
 
 
+def rotated_wins(game, focal: Agent, opponents: Sequence[Agent], seeds: Sequence[int]) -> float:
+    """Wins of ``focal`` in engine games ``seeds`` (:func:`play_engine_game`), in seat ``seed % n`` with
+    ``opponents`` in the other seats in order; a shared win counts 1 / (number of winners)."""
+    wins = 0.0
+    n = len(opponents) + 1
+    for seed in seeds:
+        p = seed % n
+        r = game.results(play_engine_game(game, list(opponents[:p]) + [focal] + list(opponents[p:]), seed))
+        wins += (p in r.winners) / len(r.winners)
+    return wins
+
+
+def map_in_processes(workers: int, fn: Callable, *iterables) -> list:
+    """``list(map(fn, *iterables))``, spread over ``workers`` processes (in this process for one: no pickling,
+    so scripts loaded from a file path can run it in tests)."""
+    if workers <= 1:
+        return list(map(fn, *iterables))
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(fn, *iterables))
+
+
 def replay_game(game, seed: int, log: Sequence[Sequence[int]]):
     """Replay a saved game on ``game`` (built with the saved options): ``new_state(seed)``, then every
     non-forced ``[seat, action, forced]`` entry of ``log`` through ``game.apply``; the engine plays the

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import argparse
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+
+from gemenvs.agents.match import map_in_processes
 
 PLAYERS = 4
 
@@ -129,26 +130,12 @@ class FeatureClone:
 def play(row: str, layers, seeds: list[int]) -> float:
     """Wins (shared wins split) of ``row``'s agent against three HeuristicBidders on ``seeds``."""
     from gemenvs.agents import make_agent
-    from gemenvs.agents.match import play_engine_game
+    from gemenvs.agents.match import rotated_wins
 
     env = _env()
-    game = env.unwrapped.game
     focal = make_agent("megagem", "tuned", env) if row == "tuned" else FeatureClone(layers, env, row == "both")
     others = [make_agent("megagem", "heuristic", env) for _ in range(PLAYERS - 1)]
-    wins = 0.0
-    for g in seeds:
-        p = g % PLAYERS
-        r = game.results(play_engine_game(game, others[:p] + [focal] + others[p:], g))
-        wins += (p in r.winners) / len(r.winners)
-    return wins
-
-
-def _map(workers: int, fn, *iterables) -> list:
-    """``fn`` over ``iterables`` in ``workers`` processes (in this process for one)."""
-    if workers == 1:
-        return list(map(fn, *iterables))
-    with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(fn, *iterables))
+    return rotated_wins(env.unwrapped.game, focal, others, seeds)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -164,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(args.workers)
     start = time.time()
     seeds = list(range(500_000, 500_000 + args.games))
-    parts = _map(args.workers, collect, [seeds[i::8] for i in range(8)])
+    parts = map_in_processes(args.workers, collect, [seeds[i::8] for i in range(8)])
     obs, masks, actions, feats, games = (np.concatenate([p[i] for p in parts]) for i in range(5))
     obs = obs.astype(np.float32)
     feats = feats.astype(np.float32)
@@ -184,12 +171,13 @@ def main(argv: list[str] | None = None) -> None:
               "both": fit(inputs["+ both"], masks, actions, args.epochs)[0]}
     seeds = list(range(700_000, 700_000 + args.eval_games))
     for row, layers in clones.items():
-        wins = sum(_map(args.workers, play, [row] * args.workers, [layers] * args.workers,
-                        [seeds[i::args.workers] for i in range(args.workers)]))
+        wins = sum(map_in_processes(args.workers, play, [row] * args.workers, [layers] * args.workers,
+                                    [seeds[i::args.workers] for i in range(args.workers)]))
         w = wins / args.eval_games
         label = {"tuned": "the tuned bidder", "observation": "clone, observation", "both": "clone, + both"}[row]
-        print(f"{label:20s} against three HeuristicBidders: {w:.1%} +- {1.96 * (w * (1 - w) / args.eval_games) ** 0.5:.1%}"
-              f" over {args.eval_games} games", flush=True)
+        half = 1.96 * (w * (1 - w) / args.eval_games) ** 0.5
+        print(f"{label:20s} against three HeuristicBidders: {w:.1%} +- {half:.1%} over {args.eval_games} games",
+              flush=True)
 
 
 if __name__ == "__main__":

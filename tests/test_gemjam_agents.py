@@ -156,3 +156,36 @@ def test_lookahead_around_a_policy_plays_legal_games_and_refuses_a_policy_of_ano
         GemJamLookaheadAgent.for_env(env, policy=_small_policy(game, inputs=game.spec.size + 1))
     with pytest.raises(TypeError, match="policy must be a PolicyAgent"):
         GemJamLookaheadAgent.for_env(env, policy=GemJamRuleAgent.for_env(env))
+
+
+def test_learned_evaluation_probe_runs(capsys):
+    """benchmarks/gemjam_learned_evaluation.py's first probe on a few games: the win model and the learned
+    evaluators are scored on the same held-out positions."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "gemjam_learned_evaluation.py"
+    spec = importlib.util.spec_from_file_location("gemjam_learned_evaluation", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(["--games", "10", "--epochs", "1", "--workers", "1"])
+    out = capsys.readouterr().out
+    assert "win model (20 features)" in out and out.count("held-out log-loss") == 5
+    with pytest.raises(SystemExit):
+        module.main(["--games", "1"])
+
+
+def test_rotated_wins_seats_the_focal_agent_by_seed():
+    from gemenvs.agents.match import play_engine_game, rotated_wins
+
+    env = gemjam_v0.env(num_players=3)
+    game = env.unwrapped.game
+    rule = GemJamRuleAgent.for_env(env)
+    others = [make_agent("gemjam", "random", env, seed=1), make_agent("gemjam", "random", env, seed=2)]
+    expected = 0.0
+    for seed in (3, 4, 5):  # seats 0, 1, 2
+        agents = list(others)
+        agents.insert(seed % 3, rule)
+        r = game.results(play_engine_game(game, agents, seed))
+        expected += (seed % 3 in r.winners) / len(r.winners)
+    assert rotated_wins(game, rule, others, [3, 4, 5]) == expected >= 2  # the rule agent beats random players
