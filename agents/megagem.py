@@ -755,7 +755,9 @@ class BidderGames:
     the decisions of game ``g`` so far (built by ``agent.batch_games(num_games)``).
 
     :meth:`act` takes the decisions of any games (at most one per game per call) and returns
-    exactly the actions ``act`` of each game's own instance would choose; :meth:`reset` starts games
+    exactly the actions ``act`` of each game's own instance would choose (and leaves in
+    ``last_valuation`` (G, 3) what a ParametricBidder's ``last_valuation`` holds after each row's bid:
+    the lot's value, the cost of a coin, the largest bid considered; zeros for reveals); :meth:`reset` starts games
     afresh (``agent.reset()``). The agent's parameters and weights are read when the table is made.
 
     One table can play for several bidders of this family (HeuristicBidder, ParametricBidder and its
@@ -893,6 +895,7 @@ class BidderGames:
         if obs.shape[1] != d.size:
             raise ValueError(f"observations have {obs.shape[1]} values per row, spec expects {d.size}")
         out = np.zeros(G, np.int64)
+        self.last_valuation = np.zeros((G, 3))
         if not G:
             return out
         x = np.rint(obs * d.scale).astype(np.int64)  # act's decoding
@@ -948,6 +951,7 @@ class BidderGames:
                             col_total[bd], mission[bd], open_[bd], block("tie_rank")[bd],
                             block("tie_random")[bd, 0] == 1, unseen_pub[bd], total_pub[bd], mine[bd], pub[bd], mem[bd])
             out[bd] = bids_r.start + np.clip(bid, 0, limit)
+            self.last_valuation[bd] = self._valuation
         return out
 
     def _mission_gains(self, collection, gem0, gem1, ngems, mission, open_, prog) -> tuple[np.ndarray, np.ndarray]:
@@ -1037,6 +1041,7 @@ class BidderGames:
         top = limit.copy()
         steep = cost > 1e-9
         top[steep] = np.minimum(limit[steep], (value[steep] / cost[steep]).astype(np.int64) + 1)
+        self._valuation = np.stack([value, cost, np.where(value > 0, np.maximum(top, 0), 0)], axis=1)
         out = np.zeros(R, np.int64)
         bidding = np.flatnonzero((value > 0) & (top > 0))
         if not bidding.size:

@@ -211,8 +211,9 @@ class _Recorder:
         self.agent.reset(seed)
 
     def act(self, obs, mask):
+        self.agent.last_valuation = None
         action = self.agent.act(obs, mask)
-        self.rows.append((obs.copy(), mask.copy(), action))
+        self.rows.append((obs.copy(), mask.copy(), action, self.agent.last_valuation))
         return action
 
 
@@ -241,6 +242,9 @@ def _bidder_games_mismatches(game: MegaGem, make, games: int, seed: int) -> tupl
             chosen = table.act(obs, masks, [(g % half) * n + p for g, p in now])
             decisions += len(now)
             mismatches += int((chosen != [seqs[k][t][2] for k in now]).sum())
+            for i, k in enumerate(now):  # ParametricBidder's valuation of the rows it bid on (None: not recorded)
+                if seqs[k][t][3] is not None:
+                    mismatches += not np.allclose(table.last_valuation[i], seqs[k][t][3], rtol=1e-9, atol=1e-12)
     return decisions, mismatches
 
 
