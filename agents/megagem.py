@@ -756,9 +756,9 @@ class BidderGames:
 
     :meth:`act` takes the decisions of any games (at most one per game per call) and returns
     exactly the actions ``act`` of each game's own instance would choose (and leaves in
-    ``last_valuation`` (G, 3) what a ParametricBidder's ``last_valuation`` holds after each row's bid:
-    the lot's value, the cost of a coin, the largest bid considered; zeros for reveals); :meth:`reset` starts games
-    afresh (``agent.reset()``). The agent's parameters and weights are read when the table is made.
+    ``last_valuation`` (G, 3) what a ParametricBidder's ``last_valuation`` holds after each row's
+    bid: the lot's value, the cost of a coin, the largest bid considered; zeros for reveals);
+    :meth:`reset` starts games afresh (``agent.reset()``). The agent's parameters and weights are read when the table is made.
 
     One table can play for several bidders of this family (HeuristicBidder, ParametricBidder and its
     subclasses: the same arithmetic with other parameters): :meth:`add_member` gives another bidder
