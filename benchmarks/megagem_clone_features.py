@@ -18,6 +18,10 @@ bids. This probe asks which of the bidder's own quantities the network lacks:
 
     python benchmarks/megagem_clone_features.py                  # 6,000 games, 800 per row: ~6 min on 2 cores
     python benchmarks/megagem_clone_features.py --games 1000 --eval-games 0
+    python benchmarks/megagem_clone_features.py --features-from neutral --eval-games 0   # weight-free features
+
+With ``--features-from neutral`` the features come from a ParametricBidder with the neutral weights
+(HeuristicBidder's reasoning) seeing the same observations, while the tuned bidder still decides.
 """
 from __future__ import annotations
 
@@ -49,24 +53,40 @@ def _env():
     return megagem_v0.env(num_players=PLAYERS, value_chart="random")
 
 
-def collect(seeds: list[int]) -> tuple[np.ndarray, ...]:
-    """Observations, masks, bids, features and game seeds of every decision with a choice (step 1)."""
+def shadow_bidder(env, source: str):
+    """The bidder whose valuation and memory are the features: the tuned bidder, or a ParametricBidder with the
+    neutral weights (HeuristicBidder's reasoning, no tuned weight)."""
+    from gemenvs.agents import make_agent
+    from gemenvs.agents.megagem_tuned import ParametricBidder
+
+    if source == "tuned":
+        return make_agent("megagem", "tuned", env)
+    return ParametricBidder.for_env(env)
+
+
+def collect(seeds: list[int], source: str = "tuned") -> tuple[np.ndarray, ...]:
+    """Observations, masks, bids, features (of the tuned bidder deciding, or of a ``neutral`` shadow bidder seeing
+    the same observations) and game seeds of every decision with a choice (step 1)."""
     from gemenvs.agents import make_agent
 
     env = _env()
     game = env.unwrapped.game
     agents = [make_agent("megagem", "tuned", env) for _ in range(PLAYERS)]
+    shadows = agents if source == "tuned" else [shadow_bidder(env, source) for _ in range(PLAYERS)]
     rows: dict[str, list] = {"obs": [], "mask": [], "action": [], "feat": [], "game": []}
     for seed in seeds:
         state = game.new_state(seed)
         for i, a in enumerate(agents):
             a.reset(seed=seed * 10 + i)
+            shadows[i].reset(seed=seed * 10 + i)
         while not game.is_over(state):
             chosen = []
             for p in game.to_act(state):
                 obs, mask = game.observe(state, p), game.legal_mask(state, p)
                 a = agents[p].act(obs, mask)
-                f = features(agents[p])
+                if shadows is not agents:
+                    shadows[p].act(obs, mask)  # (its choice unused: it computes the features)
+                f = features(shadows[p])
                 if np.count_nonzero(mask) > 1:
                     for k, x in zip(rows, (obs.astype(np.float16), mask.astype(bool), a, f, seed)):
                         rows[k].append(x)
@@ -107,10 +127,9 @@ def fit(x: np.ndarray, masks: np.ndarray, actions: np.ndarray, epochs: int, held
 class FeatureClone:
     """A clone playing from its observation, plus the features of a tuned bidder shadowing the same decisions."""
 
-    def __init__(self, layers, env, with_features: bool):
-        from gemenvs.agents import make_agent
+    def __init__(self, layers, env, with_features: bool, source: str = "tuned"):
         self.layers, self.with_features = layers, with_features
-        self.shadow = make_agent("megagem", "tuned", env)
+        self.shadow = shadow_bidder(env, source)
 
     def reset(self, seed: int | None = None) -> None:
         self.shadow.reset(seed)
@@ -127,13 +146,13 @@ class FeatureClone:
         return int(legal[np.argmax(x[legal])])
 
 
-def play(row: str, layers, seeds: list[int]) -> float:
+def play(row: str, layers, seeds: list[int], source: str = "tuned") -> float:
     """Wins (shared wins split) of ``row``'s agent against three HeuristicBidders on ``seeds``."""
     from gemenvs.agents import make_agent
     from gemenvs.agents.match import rotated_wins
 
     env = _env()
-    focal = make_agent("megagem", "tuned", env) if row == "tuned" else FeatureClone(layers, env, row == "both")
+    focal = make_agent("megagem", "tuned", env) if row == "tuned" else FeatureClone(layers, env, row == "both", source)
     others = [make_agent("megagem", "heuristic", env) for _ in range(PLAYERS - 1)]
     return rotated_wins(env.unwrapped.game, focal, others, seeds)
 
@@ -144,6 +163,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--eval-games", type=int, default=800, help="games per row of step 3 (0: skip)")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--features-from", choices=["tuned", "neutral"], default="tuned",
+                    help="the bidder computing the features: the tuned bidder itself (default), or a ParametricBidder "
+                    "with neutral weights seeing the same observations")
     args = ap.parse_args(argv)
     if args.games < 12 or args.epochs < 1 or args.eval_games < 0 or args.workers < 1:
         ap.error("--games must be at least 12, --epochs and --workers at least 1, --eval-games at least 0")
@@ -151,7 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(args.workers)
     start = time.time()
     seeds = list(range(500_000, 500_000 + args.games))
-    parts = map_in_processes(args.workers, collect, [seeds[i::8] for i in range(8)])
+    parts = map_in_processes(args.workers, collect, [seeds[i::8] for i in range(8)], [args.features_from] * 8)
     obs, masks, actions, feats, games = (np.concatenate([p[i] for p in parts]) for i in range(5))
     obs = obs.astype(np.float32)
     feats = feats.astype(np.float32)
@@ -172,7 +194,8 @@ def main(argv: list[str] | None = None) -> None:
     seeds = list(range(700_000, 700_000 + args.eval_games))
     for row, layers in clones.items():
         wins = sum(map_in_processes(args.workers, play, [row] * args.workers, [layers] * args.workers,
-                                    [seeds[i::args.workers] for i in range(args.workers)]))
+                                    [seeds[i::args.workers] for i in range(args.workers)],
+                                    [args.features_from] * args.workers))
         w = wins / args.eval_games
         label = {"tuned": "the tuned bidder", "observation": "clone, observation", "both": "clone, + both"}[row]
         half = 1.96 * (w * (1 - w) / args.eval_games) ** 0.5

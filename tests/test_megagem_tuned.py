@@ -380,5 +380,7 @@ def test_last_valuation_bounds_every_bid_and_the_clone_probe_runs(capsys):
             game.apply(state, p, a)
     assert bids >= 15
     _script("megagem_clone_features").main(["--games", "12", "--epochs", "1", "--eval-games", "4", "--workers", "1"])
+    _script("megagem_clone_features").main(["--games", "12", "--epochs", "1", "--eval-games", "4", "--workers", "1",
+                                             "--features-from", "neutral"])
     out = capsys.readouterr().out
     assert "+ both" in out and "clone, + both" in out and "the tuned bidder" in out
