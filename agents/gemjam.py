@@ -302,23 +302,34 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
         return choice, value
 
     def _value(self, samples, seat: int, a: int) -> float:
-        """Mean chance to win of ``seat`` after action ``a`` and every seat's :meth:`base_act` to the end of the turn."""
-        game, total = self.game, 0.0
+        """Mean :meth:`evaluate` of ``seat`` after action ``a`` and the :meth:`play_out` that follows, over
+        ``samples``."""
+        total = 0.0
         for sample in samples:
             s = sample.copy()
-            turn, ends = s.turn, 0
-            game.apply_legal(s, seat, a)
-            steps = 0
-            while not s.over and steps < 2000 * self.turns:
-                if s.turn != turn:
-                    turn, ends = s.turn, ends + 1
-                    if ends == self.turns:
-                        break
-                p = s.decision["p"]
-                game.apply_legal(s, p, self.base_act(game.observe(s, p), game.legal_mask(s, p)))
-                steps += 1
-            total += win_chances(s, game.cfg, self.weights)[seat]
+            turn = s.turn
+            self.game.apply_legal(s, seat, a)
+            self.play_out(s, seat, turn)
+            total += self.evaluate(s, seat)
         return total / len(samples)
+
+    def play_out(self, s, seat: int, turn: int) -> None:
+        """Play every seat's :meth:`base_act` on ``s`` until ``turns`` turns, counted from turn ``turn`` (the one
+        the searched action was taken in), have ended (or the game)."""
+        game = self.game
+        ends, steps = 0, 0
+        while not s.over and steps < 2000 * self.turns:
+            if s.turn != turn:
+                turn, ends = s.turn, ends + 1
+                if ends == self.turns:
+                    break
+            p = s.decision["p"]
+            game.apply_legal(s, p, self.base_act(game.observe(s, p), game.legal_mask(s, p)))
+            steps += 1
+
+    def evaluate(self, s, seat: int) -> float:
+        """``seat``'s chance to win from the position ``s`` a rollout reached, by the win model (exact once over)."""
+        return float(win_chances(s, self.game.cfg, self.weights)[seat])
 
 
 class _Blocks(dict):

@@ -117,23 +117,19 @@ class CriticLookahead(GemJamLookaheadAgent):
         self.at = at
         super().__init__(game, policy=PolicyAgent.load(path), **kwargs)
 
-    def _value(self, samples, seat: int, a: int) -> float:
-        game, total = self.game, 0.0
-        for sample in samples:
-            s = sample.copy()
-            turn = s.turn
-            game.apply_legal(s, seat, a)
-            for _ in range(4000):
-                if s.over or (s.turn != turn and (self.at == "end" or s.decision["p"] == seat)):
-                    break
-                p = s.decision["p"]
-                game.apply_legal(s, p, self.base_act(game.observe(s, p), game.legal_mask(s, p)))
-            if s.over:
-                r = game.results(s).scores
-                total += (r[seat] - max(x for q, x in enumerate(r) if q != seat)) / game.score_scale
-            else:
-                total += float(self.critic.logits(game.observe(s, seat))[0])
-        return total / len(samples)
+    def play_out(self, s, seat: int, turn: int) -> None:
+        super().play_out(s, seat, turn)  # to the end of the turn
+        for _ in range(4000):  # --at next: on to the seat's next decision
+            if self.at == "end" or s.over or s.decision["p"] == seat:
+                break
+            p = s.decision["p"]
+            self.game.apply_legal(s, p, self.base_act(self.game.observe(s, p), self.game.legal_mask(s, p)))
+
+    def evaluate(self, s, seat: int) -> float:
+        if s.over:
+            r = self.game.results(s).scores
+            return (r[seat] - max(x for q, x in enumerate(r) if q != seat)) / self.game.score_scale
+        return float(self.critic.logits(self.game.observe(s, seat))[0])
 
 
 def play_critic(path: str, at: str, seeds: list[int]) -> float:

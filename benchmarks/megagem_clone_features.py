@@ -76,9 +76,10 @@ def collect(seeds: list[int], source: str = "tuned") -> tuple[np.ndarray, ...]:
     rows: dict[str, list] = {"obs": [], "mask": [], "action": [], "feat": [], "game": []}
     for seed in seeds:
         state = game.new_state(seed)
-        for i, a in enumerate(agents):
-            a.reset(seed=seed * 10 + i)
-            shadows[i].reset(seed=seed * 10 + i)
+        for i in range(PLAYERS):
+            agents[i].reset(seed=seed * 10 + i)
+            if shadows is not agents:
+                shadows[i].reset(seed=seed * 10 + i)
         while not game.is_over(state):
             chosen = []
             for p in game.to_act(state):
@@ -125,10 +126,11 @@ def fit(x: np.ndarray, masks: np.ndarray, actions: np.ndarray, epochs: int, held
 
 
 class FeatureClone:
-    """A clone playing from its observation, plus the features of a tuned bidder shadowing the same decisions."""
+    """A clone (a PolicyAgent over the observation, plus the features of a bidder shadowing the same decisions)."""
 
     def __init__(self, layers, env, with_features: bool, source: str = "tuned"):
-        self.layers, self.with_features = layers, with_features
+        from gemenvs.agents.policy import PolicyAgent
+        self.policy, self.with_features = PolicyAgent(layers, "tanh"), with_features
         self.shadow = shadow_bidder(env, source)
 
     def reset(self, seed: int | None = None) -> None:
@@ -137,13 +139,8 @@ class FeatureClone:
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         self.shadow.act(observation, action_mask)  # keeps its memory and computes the valuation
         f = features(self.shadow)
-        legal = np.flatnonzero(action_mask)
         x = np.concatenate([observation, f]) if self.with_features else observation
-        x = x.astype(np.float32)
-        for k, (w, b) in enumerate(self.layers):
-            x = x @ w + b
-            x = np.tanh(x) if k < len(self.layers) - 1 else x
-        return int(legal[np.argmax(x[legal])])
+        return self.policy.act(x, action_mask)
 
 
 def play(row: str, layers, seeds: list[int], source: str = "tuned") -> float:
