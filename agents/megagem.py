@@ -758,7 +758,9 @@ class BidderGames:
     exactly the actions ``act`` of each game's own instance would choose (and leaves in
     ``last_valuation`` (G, 3) what a ParametricBidder's ``last_valuation`` holds after each row's
     bid: the lot's value, the cost of a coin, the largest bid considered; zeros for reveals);
-    :meth:`reset` starts games afresh (``agent.reset()``). The agent's parameters and weights are read when the table is made.
+    :meth:`valuation` computes those rows alone, from observations and masks only, touching no
+    game's memory; :meth:`reset` starts games afresh (``agent.reset()``). The agent's parameters
+    and weights are read when the table is made.
 
     One table can play for several bidders of this family (HeuristicBidder, ParametricBidder and its
     subclasses: the same arithmetic with other parameters): :meth:`add_member` gives another bidder
@@ -792,6 +794,7 @@ class BidderGames:
         self.hist = np.zeros((3, N, n, H))          # ratios, fracs, loan fracs per seat, oldest first
         self.count = np.zeros((3, N, n), np.int64)
         self.private = np.zeros(N, np.bool_)        # bids found private (public_bids=False)
+        self.last_valuation = np.zeros((0, 3))      # of the last act call's rows
 
     def add_member(self, agent: "HeuristicBidder") -> int:
         """Let ``agent`` play games of this table too (its parameters read now); its index for ``act``'s
@@ -871,18 +874,19 @@ class BidderGames:
 
     # ------------------------------------------------------------------ decisions
 
-    def act(self, observations: np.ndarray, action_masks: np.ndarray, games, members=None) -> np.ndarray:
-        """Actions ``(G,)`` for decisions of games ``games`` (G distinct indices): row ``i`` is game ``games[i]``'s,
-        decided by member ``members[i]`` (:meth:`add_member`; None: the table's first bidder in every row)."""
+    def _check(self, observations, action_masks, members, games=None) -> tuple:
+        """The rows ``act`` and ``valuation`` accept, validated: (observations, masks, games or None, members)."""
         from gemenvs.agents.base import check_batch, legal_counts
 
         obs, masks = check_batch(observations, action_masks)
-        g = np.asarray(games, np.int64).reshape(-1)
         G = len(obs)
-        if g.shape != (G,) or (G and (g.min() < 0 or g.max() >= self.num_games)):
-            raise ValueError(f"games must be {G} game indices in 0..{self.num_games - 1}")
-        if np.unique(g).size != G:
-            raise ValueError("a game may make one decision per call")
+        g = None
+        if games is not None:
+            g = np.asarray(games, np.int64).reshape(-1)
+            if g.shape != (G,) or (G and (g.min() < 0 or g.max() >= self.num_games)):
+                raise ValueError(f"games must be {G} game indices in 0..{self.num_games - 1}")
+            if np.unique(g).size != G:
+                raise ValueError("a game may make one decision per call")
         if members is None:
             mem = np.zeros(G, np.int64)
         else:
@@ -890,68 +894,98 @@ class BidderGames:
             if mem.shape != (G,) or (G and (mem.min() < 0 or mem.max() >= len(self.members))):
                 raise ValueError(f"members must be {G} member indices in 0..{len(self.members) - 1}")
         legal_counts(masks)
-        agent, n = self.agent, self.n
-        d, bids_r, reveals = agent.decode, agent.bids, agent.reveals
+        d = self.agent.decode
         if obs.shape[1] != d.size:
             raise ValueError(f"observations have {obs.shape[1]} values per row, spec expects {d.size}")
-        out = np.zeros(G, np.int64)
-        self.last_valuation = np.zeros((G, 3))
-        if not G:
-            return out
+        return obs, masks, g, mem
+
+    def _decode(self, obs: np.ndarray, masks: np.ndarray) -> SimpleNamespace:
+        """The rows decoded as act's decoder reads them (arrays, one row each), with the expected final gem values:
+        ``mine`` (given the own hand) and ``pub`` (public)."""
+        d, n, G = self.agent.decode, self.n, len(obs)
+        reveals = self.agent.reveals
         x = np.rint(obs * d.scale).astype(np.int64)  # act's decoding
 
         def block(name):
             a, b = d.sl[name]
             return x[:, a:b]
 
-        legal = masks != 0
+        r = SimpleNamespace()
+        r.legal = legal = masks != 0
         first = np.argmax(legal, axis=1)
-        revealing = (first >= reveals.start) & (first < reveals.stop)
-        chart = _onehot_rows(block("value_chart")) % len(CHARTS)
-        rnd = block("round")[:, 0]
-        card = _onehot_rows(block("auction_card"))
+        r.revealing = (first >= reveals.start) & (first < reveals.stop)
+        r.chart = chart = _onehot_rows(block("value_chart")) % len(CHARTS)
+        r.rnd = block("round")[:, 0]
+        r.card = _onehot_rows(block("auction_card"))
+        r.deck_left = block("auction_deck_left")
         row = block("gem_row")
         slot0, slot1 = _onehot_rows(row[:, :NUM_COLOURS]), _onehot_rows(row[:, NUM_COLOURS:])
-        gem0 = np.where(slot0 >= 0, slot0, slot1)  # v.row: the filled slots in order
-        gem1 = np.where(slot0 >= 0, slot1, -1)
-        nrow = (gem0 >= 0).astype(np.int64) + (gem1 >= 0)
-        gem_deck = block("gem_deck_left")[:, 0]
-        display, hand, hand_size, coins = block("display"), block("own_hand"), block("hand_size"), block("coins")
-        collection = block("collection").reshape(G, n, NUM_COLOURS)
-        col_total = collection.sum(axis=1)
+        r.gem0 = gem0 = np.where(slot0 >= 0, slot0, slot1)  # v.row: the filled slots in order
+        r.gem1 = gem1 = np.where(slot0 >= 0, slot1, -1)
+        r.nrow = (gem0 >= 0).astype(np.int64) + (gem1 >= 0)
+        r.gem_deck = block("gem_deck_left")[:, 0]
+        display, hand, hand_size = block("display"), block("own_hand"), block("hand_size")
+        r.display, r.hand_size, r.coins = display, hand_size, block("coins")
+        r.collection = collection = block("collection").reshape(G, n, NUM_COLOURS)
+        r.col_total = col_total = collection.sum(axis=1)
         m = d.num_mission_slots
-        mission = _onehot_rows(block("mission").reshape(G * m, -1)).reshape(G, m)
+        r.mission = mission = _onehot_rows(block("mission").reshape(G * m, -1)).reshape(G, m)
         owner = _onehot_rows(block("mission_owner").reshape(G * m, -1)).reshape(G, m) - 1
-        open_ = (mission >= 0) & (owner < 0)
+        r.open_ = (mission >= 0) & (owner < 0)
         colours = np.arange(NUM_COLOURS)
-        on_row = (gem0[:, None] == colours).astype(np.int64) + (gem1[:, None] == colours)
-        self._learn(g, rnd, coins, block("last_bids"), _onehot_rows(block("last_winner")))
+        r.on_row = on_row = (gem0[:, None] == colours).astype(np.int64) + (gem1[:, None] == colours)
+        r.last_bids, r.last_winner = block("last_bids"), _onehot_rows(block("last_winner"))
+        r.tie_rank, r.tie_random = block("tie_rank"), block("tie_random")[:, 0] == 1
 
         # expected final gem values: own (given the hand) and public
-        unseen = np.maximum(0, GEMS_PER_COLOUR - (display + col_total + on_row + hand))
-        unseen_pub = np.maximum(0, GEMS_PER_COLOUR - (display + col_total + on_row))
-        total_pub = unseen_pub.sum(axis=1)
-        mine = _expected_values(chart[:, None], display + hand, unseen.sum(axis=1)[:, None], unseen,
-                                hand_size[:, 1:].sum(axis=1)[:, None])
-        pub = _expected_values(chart[:, None], display, total_pub[:, None], unseen_pub,
-                               hand_size.sum(axis=1)[:, None])
+        r.unseen = unseen = np.maximum(0, GEMS_PER_COLOUR - (display + col_total + on_row + hand))
+        r.unseen_pub = unseen_pub = np.maximum(0, GEMS_PER_COLOUR - (display + col_total + on_row))
+        r.total_pub = total_pub = unseen_pub.sum(axis=1)
+        r.mine = mine = _expected_values(chart[:, None], display + hand, unseen.sum(axis=1)[:, None], unseen,
+                                         hand_size[:, 1:].sum(axis=1)[:, None])
+        r.pub = pub = _expected_values(chart[:, None], display, total_pub[:, None], unseen_pub,
+                                       hand_size.sum(axis=1)[:, None])
         if mine is None or pub is None or collection.min(initial=0) < 0 or collection.max(initial=0) > 6:
             raise ValueError("observations outside what a MegaGem game shows (BidderGames plays real games only)")
+        return r
 
-        rv = np.flatnonzero(revealing)
+    def act(self, observations: np.ndarray, action_masks: np.ndarray, games, members=None) -> np.ndarray:
+        """Actions ``(G,)`` for decisions of games ``games`` (G distinct indices): row ``i`` is game ``games[i]``'s,
+        decided by member ``members[i]`` (:meth:`add_member`; None: the table's first bidder in every row)."""
+        if games is None:
+            raise ValueError("act needs the games' indices (games); valuation reads rows without them")
+        obs, masks, g, mem = self._check(observations, action_masks, members, games)
+        reveals, G = self.agent.reveals, len(obs)
+        out = np.zeros(G, np.int64)
+        self.last_valuation = np.zeros((G, 3))
+        if not G:
+            return out
+        r = self._decode(obs, masks)
+        self._learn(g, r.rnd, r.coins, r.last_bids, r.last_winner)
+        rv = np.flatnonzero(r.revealing)
         if rv.size:
-            out[rv] = reveals.start + self._reveal(legal[rv, reveals.start:reveals.stop], chart[rv], display[rv],
-                                                   hand_size[rv], gem_deck[rv], on_row[rv], unseen[rv],
-                                                   unseen_pub[rv], mine[rv], pub[rv], self._params[mem[rv]])
-        bd = np.flatnonzero(~revealing)
+            out[rv] = reveals.start + self._reveal(r.legal[rv, reveals.start:reveals.stop], r.chart[rv], r.display[rv],
+                                                   r.hand_size[rv], r.gem_deck[rv], r.on_row[rv], r.unseen[rv],
+                                                   r.unseen_pub[rv], r.mine[rv], r.pub[rv], self._params[mem[rv]])
+        bd = np.flatnonzero(~r.revealing)
         if bd.size:
-            limit = bids_r.stop - 1 - np.argmax(legal[bd, bids_r.stop - 1::-1], axis=1) - bids_r.start
-            bid = self._bid(g[bd], limit, chart[bd], rnd[bd], card[bd], block("auction_deck_left")[bd], gem0[bd],
-                            gem1[bd], nrow[bd], gem_deck[bd], display[bd], coins[bd], collection[bd],
-                            col_total[bd], mission[bd], open_[bd], block("tie_rank")[bd],
-                            block("tie_random")[bd, 0] == 1, unseen_pub[bd], total_pub[bd], mine[bd], pub[bd], mem[bd])
-            out[bd] = bids_r.start + np.clip(bid, 0, limit)
-            self.last_valuation[bd] = self._valuation
+            lot = self._value_rows(r, bd, mem[bd])
+            out[bd] = self.agent.bids.start + np.clip(self._bid(g[bd], lot), 0, lot.limit)
+            self.last_valuation[bd] = lot.valuation
+        return out
+
+    def valuation(self, observations: np.ndarray, action_masks: np.ndarray, members=None) -> np.ndarray:
+        """(G, 3) float64: per row, what the member deciding it would compute before weighing opponents' bids:
+        the lot's value, the cost of a coin, the largest bid it would consider (ParametricBidder.last_valuation);
+        zeros on reveal decisions. A pure function of the observation and mask: reads and changes no game's memory."""
+        obs, masks, _, mem = self._check(observations, action_masks, members)
+        out = np.zeros((len(obs), 3))
+        if not len(obs):
+            return out
+        r = self._decode(obs, masks)
+        bd = np.flatnonzero(~r.revealing)
+        if bd.size:
+            out[bd] = self._value_rows(r, bd, mem[bd]).valuation
         return out
 
     def _mission_gains(self, collection, gem0, gem1, ngems, mission, open_, prog) -> tuple[np.ndarray, np.ndarray]:
@@ -974,15 +1008,20 @@ class BidderGames:
                               - np.take_along_axis(prog, np.minimum(d0[:, 0], top), axis=1))
         return complete, _sequential_sum(np.where(counted[:, 0], own, 0.0))
 
-    def _bid(self, g, limit, chart, rnd, card, deck_left, gem0, gem1, nrow, gem_deck, display, coins, collection,
-             col_total, mission, open_, tie_rank, tie_random, unseen_pub, total_pub, mine, pub, mem) -> np.ndarray:
-        """choose_bid per row (after _learn), each with its member's parameters (``mem``): the bids, and each
-        game's pending auction."""
-        n = self.n
+    def _value_rows(self, r: SimpleNamespace, rows: np.ndarray, mem: np.ndarray) -> SimpleNamespace:
+        """choose_bid up to weighing the opponents, for the bid decisions ``rows`` of decoded rows ``r``, each with
+        its member's parameters (``mem``): the lot's value, the cost of a coin, the largest bid considered
+        (``valuation``), and what the auction's pending record and the opponents' predicted bids need."""
+        n, bids_r = self.n, self.agent.bids
+        chart, card, deck_left, gem0, gem1, nrow, gem_deck, display, coins, collection, col_total, mission, open_, \
+            unseen_pub, total_pub, mine, pub = (
+                a[rows] for a in (r.chart, r.card, r.deck_left, r.gem0, r.gem1, r.nrow, r.gem_deck, r.display, r.coins,
+                                  r.collection, r.col_total, r.mission, r.open_, r.unseen_pub, r.total_pub, r.mine,
+                                  r.pub))
+        limit = bids_r.stop - 1 - np.argmax(r.legal[rows, bids_r.stop - 1::-1], axis=1) - bids_r.start
         prm = self._params[mem]
         w = agent = SimpleNamespace(**{name: prm[:, j] for j, name in enumerate(_MEMBER_PARAMS)})  # (R,) each
-        R = len(g)
-        k = np.arange(R)
+        k = np.arange(len(rows))
         kind, amount = _KIND[card], _AMOUNT[card]
         treasure, invest, loan = kind == _TREASURE, kind == _INVEST, kind == _LOAN
         ngems = np.where(treasure, np.minimum(amount, nrow), 0)  # lot_gems
@@ -1011,7 +1050,7 @@ class BidderGames:
         stage = np.where(stage_total > 0, sold / np.maximum(stage_total, 1), 1.0)
         lam = np.where(w.endgame_spend != 0, 1.0 + (lam - 1.0) * np.maximum(0.0, 1.0 - w.endgame_spend * stage), lam)
 
-        # the opponents' values (public information) and limits; the pending auction
+        # the opponents' values (public information) and limits
         extra = np.where(loan, amount, 0)
         limits = coins + extra[:, None]
         limits[:, 0] = 0
@@ -1019,12 +1058,6 @@ class BidderGames:
         gain, own_gain = self._mission_gains(collection, gem0, gem1, ngems, mission, open_, self._progress[mem])
         opp_values = np.where(treasure[:, None], pub_lot[:, None] + gain, np.where(invest, amount, 0.0)[:, None])
         opp_values[:, 0] = 0.0
-        self.pend_round[g] = rnd
-        self.pend_loan[g] = loan
-        self.pend_value[g] = opp_values
-        self.pend_limit[g] = limits
-        self.pend_extra[g] = extra
-        self.pend_coins[g] = coins
 
         # the lot's value to this seat and the cost of a coin bid
         top_row = len(CHARTS[0]) - 1
@@ -1041,8 +1074,25 @@ class BidderGames:
         top = limit.copy()
         steep = cost > 1e-9
         top[steep] = np.minimum(limit[steep], (value[steep] / cost[steep]).astype(np.int64) + 1)
-        self._valuation = np.stack([value, cost, np.where(value > 0, np.maximum(top, 0), 0)], axis=1)
-        out = np.zeros(R, np.int64)
+        valuation = np.stack([value, cost, np.where(value > 0, np.maximum(top, 0), 0)], axis=1)
+        return SimpleNamespace(value=value, cost=cost, top=top, limit=limit, valuation=valuation, mem=mem,
+                               rnd=r.rnd[rows], loan=loan, extra=extra, coins=coins, limits=limits,
+                               opp_values=opp_values, tie_rank=r.tie_rank[rows], tie_random=r.tie_random[rows],
+                               opp_bid_scale=w.opp_bid_scale)
+
+    def _bid(self, g, lot: SimpleNamespace) -> np.ndarray:
+        """choose_bid per row (after _learn) of games ``g``, from their :meth:`_value_rows` ``lot``: the bids, and
+        each game's pending auction."""
+        n = self.n
+        mem, value, cost, top, loan = lot.mem, lot.value, lot.cost, lot.top, lot.loan
+        limits, opp_values, tie_rank, tie_random = lot.limits, lot.opp_values, lot.tie_rank, lot.tie_random
+        self.pend_round[g] = lot.rnd
+        self.pend_loan[g] = loan
+        self.pend_value[g] = opp_values
+        self.pend_limit[g] = limits
+        self.pend_extra[g] = lot.extra
+        self.pend_coins[g] = lot.coins
+        out = np.zeros(len(g), np.int64)
         bidding = np.flatnonzero((value > 0) & (top > 0))
         if not bidding.size:
             return out
@@ -1067,7 +1117,7 @@ class BidderGames:
         ok = np.concatenate([ok, np.broadcast_to(~by_limit[..., None], s.shape[:2] + (priors.shape[-1],))], axis=2)
         lim = limits[b, 1:]
         scale = np.where(is_loan | by_limit, lim, opp_values[b, 1:])
-        samples = np.minimum(np.rint(s * scale[..., None] * w.opp_bid_scale[b, None, None]), lim[..., None])
+        samples = np.minimum(np.rint(s * scale[..., None] * lot.opp_bid_scale[b, None, None]), lim[..., None])
         size = ok.sum(axis=2)[..., None]
         ahead = (tie_rank[b, :1] < tie_rank[b, 1:])[..., None]
         # the arrays below are as wide as the largest top bid among their rows, and a row's chances at the

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from gemenvs.agents.base import BaseAgent, check_batch, legal_actions, legal_counts
+from gemenvs.agents.features import ObservationFeatures, features_from_dict
 
 #: activations PolicyAgent can run, by the name of their torch module
 ACTIVATIONS = {
@@ -55,12 +56,15 @@ class PolicyAgent(BaseAgent):
         deterministic: play the argmax of the masked logits instead of sampling them.
         seed: seed of the sampling RNG.
         metadata: free-form facts saved with the policy (game, options, training step...).
+        features: observation features (:mod:`gemenvs.agents.features`) the network reads after the
+            observation; computed here from each observation and its mask, and named in the metadata.
     """
 
     name = "policy"
 
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str = "tanh",
-                 deterministic: bool = True, seed: int | None = None, metadata: dict | None = None):
+                 deterministic: bool = True, seed: int | None = None, metadata: dict | None = None,
+                 features: ObservationFeatures | None = None):
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}; got {activation!r}")
         if not layers:
@@ -74,22 +78,44 @@ class PolicyAgent(BaseAgent):
         self._act_fn = ACTIVATIONS[activation]
         self.deterministic = bool(deterministic)
         self.metadata = dict(metadata or {})
+        self.features = features
+        if features is None and "features" in self.metadata:
+            raise ValueError("the metadata names observation features but none were given (features=...)")
+        if features is not None:
+            if self.input_size <= features.size:
+                raise ValueError(f"the first layer takes {self.input_size} inputs: too few for an observation "
+                                 f"and the {features.size} numbers of {features.name}")
+            self.metadata["features"] = features.to_dict()
         super().__init__(num_actions=self.layers[-1][0].shape[1], seed=seed)
 
     @property
-    def observation_size(self) -> int:
-        """Length of the observation vector the policy reads."""
+    def input_size(self) -> int:
+        """Inputs of the network: the observation, then the features' numbers (if any)."""
         return int(self.layers[0][0].shape[0])
+
+    @property
+    def observation_size(self) -> int:
+        """Length of the environment's observation vector the policy reads."""
+        return self.input_size - (self.features.size if self.features is not None else 0)
 
     # ------------------------------------------------------------------ playing
 
-    def logits(self, observation: np.ndarray) -> np.ndarray:
-        """Unmasked action logits for one observation."""
+    def _inputs(self, x: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
+        """The network's input rows: the observations, with the features computed from them and ``masks``."""
+        if self.features is None:
+            return x
+        if masks is None:
+            raise ValueError(f"this policy reads the observation features {self.features.name}, computed from "
+                             "the observation and the action mask: pass the mask")
+        return self.features.augment(x, masks)
+
+    def logits(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        """Unmasked action logits for one observation (the mask is needed only by a policy with ``features``)."""
         x = np.asarray(observation, dtype=np.float32)
         if x.shape != (self.observation_size,):
             raise ValueError(f"this policy reads observations of shape ({self.observation_size},), "
                              f"got {x.shape}: was it trained on another game or player count?")
-        return self._forward(x)
+        return self._forward(self._inputs(x, action_mask))
 
     #: one observation with at most this share of nonzero inputs is multiplied by the first layer's rows of its
     #: nonzero inputs only (a Gem Jam observation has about 110 of 3,187: three times faster than the full product)
@@ -111,7 +137,7 @@ class PolicyAgent(BaseAgent):
     def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The policy's probability of every action, zero on illegal ones."""
         legal = legal_actions(action_mask)
-        z = self.logits(observation)[legal].astype(np.float64)
+        z = self.logits(observation, action_mask)[legal].astype(np.float64)
         p = np.exp(z - z.max())
         out = np.zeros(self.num_actions)
         out[legal] = p / p.sum()
@@ -119,7 +145,7 @@ class PolicyAgent(BaseAgent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)
-        z = self.logits(observation)[legal]
+        z = self.logits(observation, action_mask)[legal]
         if self.deterministic:
             return int(legal[int(np.argmax(z))])
         # Gumbel-max trick: argmax(logits + Gumbel noise) is a sample of softmax(logits)
@@ -132,13 +158,14 @@ class PolicyAgent(BaseAgent):
     #: than ``TIE_TOLERANCE * (1 + |best|)`` is played again through :meth:`logits` (see :meth:`act_batch`)
     TIE_TOLERANCE = 1e-4
 
-    def logits_batch(self, observations: np.ndarray) -> np.ndarray:
-        """Unmasked action logits ``(G, num_actions)`` of observations ``(G, obs_dim)``, one matrix product a layer."""
+    def logits_batch(self, observations: np.ndarray, action_masks: np.ndarray | None = None) -> np.ndarray:
+        """Unmasked action logits ``(G, num_actions)`` of observations ``(G, obs_dim)``, one matrix product a layer
+        (the masks are needed only by a policy with ``features``)."""
         x = np.asarray(observations, dtype=np.float32)
         if x.ndim != 2 or x.shape[1] != self.observation_size:
             raise ValueError(f"this policy reads observations of shape (G, {self.observation_size}), "
                              f"got {x.shape}: was it trained on another game or player count?")
-        return self._forward(x)
+        return self._forward(self._inputs(x, action_masks))
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """The choices :meth:`act` makes on the rows in order, with one forward pass for all rows.
@@ -153,7 +180,7 @@ class PolicyAgent(BaseAgent):
         """
         obs, masks = check_batch(observations, action_masks)
         counts = legal_counts(masks)
-        logits = self.logits_batch(obs)
+        logits = self.logits_batch(obs, masks)
         legal = masks != 0
         score = np.where(legal, logits, -np.inf).astype(np.float64)
         if not self.deterministic:
@@ -169,7 +196,7 @@ class PolicyAgent(BaseAgent):
             starts = np.cumsum(counts) - counts
             for i in close:
                 ids = np.flatnonzero(legal[i])
-                z = self.logits(obs[i])[ids]
+                z = self.logits(obs[i], masks[i])[ids]
                 if not self.deterministic:
                     z = z + noise[starts[i]:starts[i] + counts[i]]
                 choice[i] = ids[int(np.argmax(z))]
@@ -185,11 +212,16 @@ class PolicyAgent(BaseAgent):
             raise ValueError(f"{label} reads {self.observation_size} observation values and plays "
                              f"{self.num_actions} actions, but {where} has {obs_size} and {actions}: "
                              f"was it trained on another game or player count?")
+        game = getattr(getattr(env, "unwrapped", env), "game", None)
+        if self.features is not None and getattr(game, "name", self.features.game) != self.features.game:
+            raise ValueError(f"{label} reads the observation features {self.features.name} of {self.features.game}, "
+                             f"but {where} plays {game.name}")
 
     def __repr__(self) -> str:
-        sizes = [self.observation_size] + [w.shape[1] for w, _ in self.layers]
+        sizes = [self.input_size] + [w.shape[1] for w, _ in self.layers]
         mode = "deterministic" if self.deterministic else "sampled"
-        return f"PolicyAgent({'-'.join(map(str, sizes))}, {self.activation}, {mode})"
+        extra = f", features {self.features.name}" if self.features is not None else ""
+        return f"PolicyAgent({'-'.join(map(str, sizes))}, {self.activation}, {mode}{extra})"
 
     # ------------------------------------------------------------------ files
 
@@ -253,8 +285,10 @@ class PolicyAgent(BaseAgent):
                 if header.get("format") != "gemenvs-policy":
                     raise ValueError("not a gemenvs policy")
                 layers = [(data[f"weight_{k}"], data[f"bias_{k}"]) for k in range(int(header["layers"]))]
-            return cls(layers, header["activation"], deterministic=deterministic, seed=seed,
-                       metadata=header.get("metadata"))
+            metadata = header.get("metadata") or {}
+            features = features_from_dict(metadata["features"]) if "features" in metadata else None
+            return cls(layers, header["activation"], deterministic=deterministic, seed=seed, metadata=metadata,
+                       features=features)
         except Exception as e:  # zipfile, pickle, KeyError, JSON, shape errors: all mean "not a policy"
             raise PolicyLoadError(f"{path} is not a readable PolicyAgent .npz file ({type(e).__name__}: {e})") from e
 

@@ -89,6 +89,7 @@ from gymnasium.vector.utils import batch_space
 from stable_baselines3.common.vec_env import VecEnv
 
 from gemenvs.agents.base import Agent, act_batch
+from gemenvs.agents.features import make_features
 from gemenvs.agents.megagem import BidderGames
 from gemenvs.megagem.batched import BatchedMegaGem, game_seeds
 from gemenvs.megagem.batched.engine import OVER
@@ -189,6 +190,9 @@ class BatchedSelfPlay:
         seed: the engine's seed (game ``j`` of slot ``b`` plays ``game_seeds(seed, b, j)``); None: random.
         env_id: the registry id of a MegaGem environment (its options are validated by it).
         record: keep every game's record, so that ``games.state(b)`` rebuilds game ``b`` (tests).
+        features: the name of observation features (:mod:`gemenvs.agents.features`, e.g.
+            ``"megagem_valuation"``) appended to the learner's observations (and to the observation space);
+            None: the observation alone.
         batch_memory: play opponents with memory that have ``batch_games`` through it (True), or
             through one instance per game slot and seat (False; the same choices). None (default):
             True from :data:`BATCH_MEMORY_FROM` games on; with fewer games the numpy pass's fixed
@@ -200,7 +204,7 @@ class BatchedSelfPlay:
     def __init__(self, num_games: int, opponents: Any = "random", *, learner_seat: int | None = None,
                  reward: str = "win", seat_mix: str = "same", seed: int | None = None,
                  env_id: str = "gemenvs/MegaGem-v0", record: bool = False, batch_memory: bool | None = None,
-                 **options):
+                 features: str | None = None, **options):
         self.aec = make_aec_env(env_id, reward=reward, **options)  # what opponents are built for
         game = self.aec.unwrapped.game
         if game.name != "megagem":
@@ -216,6 +220,13 @@ class BatchedSelfPlay:
         self.batch_memory = B >= BATCH_MEMORY_FROM if batch_memory is None else bool(batch_memory)
         first = self.aec.unwrapped.possible_agents[0]
         self.observation_space = self.aec.unwrapped.observation_space(first)["observation"]
+        self.features = make_features(features, options, game="megagem") if features is not None else None
+        if self.features is not None:  # the features' numbers after the observation's, unbounded
+            k = self.features.size
+            space = self.observation_space
+            self.observation_space = spaces.Box(np.concatenate([space.low, np.full(k, -np.inf, np.float32)]),
+                                                np.concatenate([space.high, np.full(k, np.inf, np.float32)]),
+                                                dtype=np.float32)
         self.action_space = spaces.Discrete(self.games.num_actions)
         self._ar = np.arange(B)
         # opponents: every source ever used has an id in the registry; games hold ids
@@ -249,7 +260,7 @@ class BatchedSelfPlay:
         self.last_finished: Finished | None = None
         self._made = time.time()
         self._resets = 0
-        self._obs = np.zeros((B, self.games.obs_dim), np.float32)
+        self._obs = np.zeros((B, self.observation_space.shape[0]), np.float32)
         self._masks = np.zeros((B, self.games.num_actions), np.bool_)
         self._started = False
         self._current: tuple[np.ndarray, np.ndarray] | None = None  # (observations, masks) of the engine now
@@ -495,10 +506,15 @@ class BatchedSelfPlay:
             self._final_winners[idx] = result.winners[idx]
 
     def _view(self) -> None:
-        """The learner's observations and masks now."""
+        """The learner's observations (with its features, if any) and masks now."""
+        self._masks[:] = self._tables()[1][self._ar, self.seat]
+        self._obs[:] = self._learner_rows(self._ar, self.seat)
+
+    def _learner_rows(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Seat ``seats[i]``'s observation of game ``games[i]`` now, with its features appended (if any)."""
         all_obs, all_masks = self._tables()
-        self._obs[:] = all_obs[self._ar, self.seat]
-        self._masks[:] = all_masks[self._ar, self.seat]
+        obs = all_obs[games, seats]
+        return obs if self.features is None else self.features.augment(obs, all_masks[games, seats])
 
     def _tables(self) -> tuple[np.ndarray, np.ndarray]:
         """Every seat's observations and masks now, computed once per engine state (the engine's views)."""
@@ -553,7 +569,7 @@ class BatchedSelfPlay:
             mine = scores[rows, seat]
             others = np.where(np.eye(n, dtype=bool)[seat], np.iinfo(np.int64).min, scores).max(axis=1)
             winners = self._final_winners[idx]
-            last = self._tables()[0][idx, seat] if terminal else np.zeros((len(idx), 0), np.float32)
+            last = self._learner_rows(idx, seat) if terminal else np.zeros((len(idx), 0), np.float32)
             finished = Finished(
                 slots=idx, terminal_observation=last, rewards=rewards[idx].copy(),
                 win_share=np.where(winners[rows, seat], 1.0 / winners.sum(axis=1), 0.0),

@@ -52,6 +52,10 @@ class EnvConfig:
     """weight (>= 0) of potential-based reward shaping on the game's progress (Game.progress; Gem Jam:
     completed sets and the fill of the sets under way, / 4): each learner step also earns shaping * (ppo.gamma * phi(s') - phi(s)), phi 0 at
     the end, so the optimal policy is unchanged (Ng et al. 1999); 0: off (see gemenvs.wrappers.SingleAgentEnv)"""
+    features: str | None = None
+    """observation features appended to the learner's observation (gemenvs.agents.features: 'megagem_valuation',
+    HeuristicBidder's value of the lot, cost of a coin and largest bid considered); the policies saved read them
+    too (named in their files); backend lean only; null: the observation alone"""
     potential: Literal["progress", "win_chance"] = "progress"
     """the shaping's phi: 'progress' (Game.progress) or 'win_chance' (the game's win model, Game.win_chance: Gem
     Jam's fitted chance to win, which weighs the other players' positions too; games with a model only)"""
@@ -633,6 +637,15 @@ def validate(cfg: TrainConfig) -> None:
         if cfg.backend == "lean" and game != "megagem":
             raise ConfigError(f"backend lean plays on the batched engine, which runs MegaGem only, not {game}; "
                               f"use backend sb3 (or rllib) for {game}")
+        if cfg.env.features is not None:
+            from gemenvs.agents.features import make_features
+
+            if cfg.backend != "lean":
+                raise ConfigError(f"env.features runs on backend lean only; set it to null for backend {cfg.backend}")
+            try:
+                make_features(cfg.env.features, cfg.env.options, game=game)
+            except ValueError as e:
+                raise ConfigError(f"env.features: {e}") from None
         if cfg.pool.family.members and game != "megagem":
             raise ConfigError(f"pool.family: the tuned bidder family plays MegaGem only, not {game}; "
                               f"set pool.family.members to 0")

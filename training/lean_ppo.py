@@ -150,12 +150,14 @@ class ActorCritic(nn.Module):
         return self.critic(obs).squeeze(-1)
 
     def to_agent(self, deterministic: bool = True, seed: int | None = None,
-                 metadata: dict | None = None) -> PolicyAgent:
-        """The actor as a PolicyAgent (numpy, same layers and activation; saved as ``.npz``)."""
+                 metadata: dict | None = None, features=None) -> PolicyAgent:
+        """The actor as a PolicyAgent (numpy, same layers and activation; saved as ``.npz``), reading
+        ``features`` (:mod:`gemenvs.agents.features`) after the observation if the network was trained on them."""
         layers = [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
                   for m in self.actor if isinstance(m, nn.Linear)]
         activation = self.activation if len(layers) > 1 else "identity"
-        return PolicyAgent(layers, activation, deterministic=deterministic, seed=seed, metadata=metadata)
+        return PolicyAgent(layers, activation, deterministic=deterministic, seed=seed, metadata=metadata,
+                           features=features)
 
 
 class ClonePolicy:
@@ -501,7 +503,7 @@ class LeanPPO:
         collected), game)."""
         return self.model.to_agent(deterministic, seed, metadata={
             "backend": "lean", "step": self.num_timesteps if step is None else step, "env": self.cfg.env.id,
-            "options": self.cfg.env.options})
+            "options": self.cfg.env.options}, features=self.env.features)
 
     def state_dict(self) -> dict:
         """Networks, optimizer and the anchor if set (tensors and plain data only: ``torch.load(weights_only=True)``
@@ -581,7 +583,8 @@ def make_env(cfg: TrainConfig) -> RoundSelfPlay:
     """The ``n_envs`` batched games of the config, their opponents to come from the pool."""
     limit_numpy_blas_threads(cfg.torch_threads)  # the frozen policies' forward passes run in this process
     return RoundSelfPlay(cfg.n_envs, None, learner_seat=cfg.env.learner_seat, reward=cfg.env.reward,
-                         seat_mix=cfg.pool.seat_mix, seed=cfg.seed, env_id=cfg.env.id, **cfg.env.options)
+                         seat_mix=cfg.pool.seat_mix, seed=cfg.seed, env_id=cfg.env.id, features=cfg.env.features,
+                         **cfg.env.options)
 
 
 # ----------------------------------------------------------------------------- the run
@@ -718,7 +721,7 @@ def pretrain(cfg: TrainConfig, run: LeanRun, learner: LeanPPO) -> CloneReport:
     ``pretrain.json`` and step-0 evaluation; cloning through :class:`ClonePolicy`). The PPO optimizer is
     untouched (cloning has its own Adam)."""
     return run_pretrain(cfg, ClonePolicy(learner.model), lambda: learner.agent(deterministic=True), run.run_dir,
-                        lambda: run.evaluate(0))
+                        lambda: run.evaluate(0), features=learner.env.features)
 
 
 def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, start: float | None = None, append: bool = False) -> float:

@@ -191,19 +191,29 @@ def clone(policy, data: Demonstrations, epochs: int, batch_size: int = 256, lear
 PRETRAIN_SEED = 2_000_003
 
 
+def with_features(data: Demonstrations, features) -> Demonstrations:
+    """``data`` with each row's observation features (:mod:`gemenvs.agents.features`) appended to its observation,
+    what a policy trained on them reads (``features`` None: ``data`` itself)."""
+    if features is None:
+        return data
+    return dataclasses.replace(data, obs=features.augment(data.obs, data.masks))
+
+
 def pretrain(cfg, policy, student: Callable[[], object], run_dir: Path,
-             evaluate: Callable[[], dict[str, float]]) -> CloneReport:
+             evaluate: Callable[[], dict[str, float]], features=None) -> CloneReport:
     """Behaviour cloning of ``cfg.pretrain.teacher`` into ``policy`` (what :func:`clone` takes), then
     ``dagger_rounds`` DAgger rounds with ``student()`` (the policy as an agent, deterministic) playing;
     written to ``run_dir/pretrain.json`` and, when periodic evaluation is on, ``evaluate()`` is step 0
-    of the learning curve. The same for every backend (each hands over its own policy and agent)."""
+    of the learning curve. The same for every backend (each hands over its own policy and agent). With
+    observation ``features`` the policy is fitted on the observations with their features appended (the
+    student agent computes its own)."""
     p = cfg.pretrain
     print(f"pretraining: {p.games} games of {p.teacher!r} against itself, then {p.epochs} epochs of cloning"
           + (f", then {p.dagger_rounds} DAgger rounds of {p.dagger_games} games" if p.dagger_rounds else ""))
     start = time.time()
     seed = cfg.seed + PRETRAIN_SEED
-    data = collect(cfg.env.id, cfg.env.options, p.teacher, p.games, seed=seed, reward=cfg.env.reward,
-                   gamma=cfg.ppo.gamma, workers=p.workers)
+    data = with_features(collect(cfg.env.id, cfg.env.options, p.teacher, p.games, seed=seed, reward=cfg.env.reward,
+                                 gamma=cfg.ppo.gamma, workers=p.workers), features)
     rounds = [{"games": p.games, "collect_seconds": time.time() - start}]
     report = clone(policy, data, p.epochs, p.batch_size, p.learning_rate, p.value_coef, seed=cfg.seed)
     rounds[-1].update(dataclasses.asdict(report))
@@ -216,7 +226,7 @@ def pretrain(cfg, policy, student: Callable[[], object], run_dir: Path,
                       gamma=cfg.ppo.gamma, workers=p.workers, student=agent)
         agreement = float(np.mean(agent.act_batch(new.obs, new.masks.astype(np.int8)) == new.actions)) \
             if len(new) else float("nan")
-        data = concatenate([data, new])
+        data = concatenate([data, with_features(new, features)])
         rounds.append({"games": p.dagger_games, "collect_seconds": time.time() - t,
                        "student_agreement_on_own_states": agreement})
         report = clone(policy, data, p.dagger_epochs, p.batch_size, p.learning_rate, p.value_coef,
@@ -233,4 +243,5 @@ def pretrain(cfg, policy, student: Callable[[], object], run_dir: Path,
     return report
 
 
-__all__ = ["PRETRAIN_SEED", "CloneReport", "Demonstrations", "clone", "collect", "concatenate", "pretrain"]
+__all__ = ["PRETRAIN_SEED", "CloneReport", "Demonstrations", "clone", "collect", "concatenate", "pretrain",
+           "with_features"]

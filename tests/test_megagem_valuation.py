@@ -1,0 +1,174 @@
+"""``BidderGames.valuation``: the valuation ``act`` leaves in ``last_valuation``, from observations alone.
+
+Real decisions come from batched MegaGem games played by a BidderGames table (a few rows random for
+variety); the scalar check replays ParametricBidder's own games row by row.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gemenvs import megagem_v0
+from gemenvs.agents import make_agent
+from gemenvs.agents.match import play_engine_game
+from gemenvs.agents.megagem import BidderGames
+from gemenvs.agents.megagem_tuned import ParametricBidder, random_weights
+from gemenvs.megagem.batched import BatchedMegaGem
+from gemenvs.megagem.game import MegaGem
+
+MEMORY = ("pend_round", "pend_loan", "pend_value", "pend_limit", "pend_extra", "pend_coins", "hist", "count",
+          "private")
+
+
+def _bidders(env, seed=0) -> list:
+    """Members 0..2: HeuristicBidder, the tuned ParametricBidder, a ParametricBidder with random weights."""
+    return [make_agent("megagem", "heuristic", env, seed=0), make_agent("megagem", "tuned", env),
+            ParametricBidder.for_env(env, weights=random_weights(np.random.default_rng(seed), spread=1.5))]
+
+
+def _table(bidders, num_games) -> BidderGames:
+    table = bidders[0].batch_games(num_games)
+    for b in bidders[1:]:
+        table.add_member(b)
+    return table
+
+
+def _play(num_players, steps, seed, on_call, games=12, members=None):
+    """Play ``games`` batched games (table game ``b * n + p`` is game b's seat p) through a fresh table; before each
+    act call, ``on_call(table, obs, masks, games, mem)``; after it, ``on_call(..., actions=...)`` as well."""
+    env = megagem_v0.env(num_players=num_players)
+    n = num_players
+    bidders = _bidders(env, seed) if members is None else members(env)
+    table = _table(bidders, games * n)
+    engine = BatchedMegaGem(games, seed=seed, num_players=n)
+    rng = np.random.default_rng(seed)
+    seat_member = np.arange(games * n) % len(bidders)
+    for _ in range(steps):
+        to_act = engine.to_act()
+        b, p = np.nonzero(to_act)
+        obs, masks = engine.observations()[to_act].copy(), engine.action_masks()[to_act].copy()
+        g = b * n + p
+        mem = seat_member[g]
+        on_call(table, obs, masks, g, mem)
+        chosen = table.act(obs, masks, g, mem)
+        on_call(table, obs, masks, g, mem, actions=chosen)
+        actions = np.full((games, n), -1, np.int64)
+        actions[b, p] = chosen
+        rand = rng.random(len(b)) < 0.15
+        actions[b[rand], p[rand]] = engine.random_actions(rng)[b[rand], p[rand]]
+        done = np.flatnonzero(engine.step(actions).done)
+        if done.size:  # a new game in that slot: its seats start afresh, maybe with another member
+            seats = (done[:, None] * n + np.arange(n)).ravel()
+            table.reset(seats)
+            seat_member[seats] = rng.integers(0, len(bidders), seats.size)
+    return table
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_valuation_is_what_act_leaves_in_last_valuation(num_players):
+    """Mixed members in one call, and each member alone (members=None: member 0, HeuristicBidder)."""
+    seen = {"rows": 0, "bids": 0}
+    pending = {}
+
+    def check(table, obs, masks, g, mem, actions=None):
+        if actions is None:
+            pending["mixed"] = table.valuation(obs, masks, mem)
+            pending["alone"] = [table.valuation(obs, masks, None if k == 0 else np.full(len(obs), k))
+                                for k in range(len(table.members))]
+            return
+        assert np.array_equal(pending["mixed"], table.last_valuation)
+        for k, v in enumerate(pending["alone"]):
+            assert np.array_equal(v[mem == k], table.last_valuation[mem == k])
+        seen["rows"] += len(obs)
+        seen["bids"] += int(table.last_valuation.any(axis=1).sum())
+
+    table = _play(num_players, 90, seed=num_players, on_call=check)
+    assert seen["bids"] > 500 and seen["rows"] > seen["bids"]  # bids and reveals both met
+    assert table.count.sum() > 0  # the opponent model learnt meanwhile
+
+
+def test_valuation_reads_and_changes_no_memory():
+    """valuation leaves every memory array alone (duplicate rows, any order); act after it chooses as act without."""
+    twin_actions = []
+    twin = _play(4, 60, seed=7, on_call=lambda *a, actions=None: actions is not None and twin_actions.append(actions))
+    checked = []
+
+    def check(table, obs, masks, g, mem, actions=None):
+        if actions is not None:
+            assert np.array_equal(actions, twin_actions[len(checked)])
+            checked.append(len(obs))
+            return
+        before = {k: getattr(table, k).copy() for k in MEMORY + ("last_valuation",)}
+        rows = np.random.default_rng(len(checked)).integers(0, len(obs), 2 * len(obs))  # duplicates, shuffled
+        v = table.valuation(obs[rows], masks[rows], mem[rows])
+        assert np.array_equal(v, table.valuation(obs, masks, mem)[rows])
+        for k, x in before.items():
+            assert np.array_equal(getattr(table, k), x), k
+
+    table = _play(4, 60, seed=7, on_call=check)
+    assert len(checked) == len(twin_actions) and (table.pend_round >= 0).any() and table.count.sum() > 0
+    for k in MEMORY:
+        assert np.array_equal(getattr(table, k), getattr(twin, k)), k
+
+
+class _Recorder:
+    """A scalar bidder that keeps every (observation, mask, last_valuation) of its decisions."""
+
+    def __init__(self, agent):
+        self.agent, self.rows = agent, []
+
+    def reset(self, seed=None):
+        self.agent.reset(seed)
+
+    def act(self, obs, mask):
+        self.agent.last_valuation = None
+        action = self.agent.act(obs, mask)
+        self.rows.append((obs.copy(), mask.copy(), self.agent.last_valuation))
+        return action
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_valuation_rows_are_the_scalar_bidders_last_valuation(num_players):
+    """Row by row against ParametricBidder.last_valuation (the tuned one and one with random weights, one table);
+    reveal rows (last_valuation not set) are zeros."""
+    game = MegaGem(num_players=num_players)
+    weights = random_weights(np.random.default_rng(num_players), spread=1.5)
+    makers = [lambda: make_agent("megagem", "tuned", megagem_v0.env(num_players=num_players)),
+              lambda: ParametricBidder(spec=game.spec, action_spec=game.action_spec, weights=weights)]
+    table = None
+    for k, make in enumerate(makers):
+        seats = [_Recorder(make()) for _ in range(num_players)]
+        for seed in range(3):
+            play_engine_game(game, seats, seed=31 + 10 * seed + k)
+        if table is None:
+            table = make().batch_games(1)
+        else:
+            assert table.add_member(seats[0].agent) == k
+        rows = [r for s in seats for r in s.rows]
+        obs, masks = np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
+        v = table.valuation(obs, masks, np.full(len(rows), k))
+        bid = np.array([r[2] is not None for r in rows])
+        assert bid.sum() > 100 and (~bid).sum() > 0
+        assert np.allclose(v[bid], [r[2] for r in rows if r[2] is not None], rtol=1e-9, atol=1e-12)
+        assert not v[~bid].any()
+
+
+def test_valuation_rejects_bad_input():
+    env = megagem_v0.env(num_players=4)
+    table = _table(_bidders(env), 4)
+    engine = BatchedMegaGem(4, seed=0, num_players=4)
+    to_act = engine.to_act()
+    obs, masks = engine.observations()[to_act].copy(), engine.action_masks()[to_act].copy()
+    assert table.valuation(obs[:0], masks[:0]).shape == (0, 3)
+    with pytest.raises(ValueError, match=r"observations have \d+ values per row, spec expects \d+"):
+        table.valuation(obs[:, :-1], masks)
+    empty = masks.copy()
+    empty[2] = 0
+    with pytest.raises(ValueError, match="row 2: the action mask allows no action"):
+        table.valuation(obs, empty)
+    with pytest.raises(ValueError, match="same G"):
+        table.valuation(obs, masks[:-1])
+    with pytest.raises(ValueError, match="member indices in 0..2"):
+        table.valuation(obs, masks, np.full(len(obs), 3))
+    with pytest.raises(ValueError, match="act needs the games' indices"):
+        table.act(obs, masks, None)
