@@ -264,7 +264,7 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
         legal = legal_actions(action_mask)
         if legal.size == 1:
             return int(legal[0])
-        return int(legal[int(np.argmax(self.policy.logits(observation)[legal]))])
+        return int(legal[int(np.argmax(self.policy.logits(observation, action_mask)[legal]))])
 
     def act_with_state(self, state, seat: int, observation: np.ndarray | None = None,
                        action_mask: np.ndarray | None = None) -> int:
