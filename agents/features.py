@@ -74,16 +74,22 @@ class MegaGemValuation(ObservationFeatures):
 
     def __init__(self, options: dict[str, Any] | None = None):
         super().__init__(options)
-        from gemenvs.agents.megagem import HeuristicBidder
         from gemenvs.megagem.game import MegaGem
 
         try:
             game = MegaGem(**self.options)
         except TypeError as e:
             raise ValueError(f"{self.name}: bad MegaGem options {self.options}: {e}") from None
-        bidder = HeuristicBidder(spec=game.spec, num_actions=game.num_actions, action_spec=game.action_spec)
+        bidder = self._bidder()(spec=game.spec, num_actions=game.num_actions, action_spec=game.action_spec)
         self.obs_dim, self.num_actions = game.spec.size, game.num_actions
         self._table = bidder.batch_games(1)
+
+    @staticmethod
+    def _bidder() -> type:
+        """The bidder class whose valuation these features are."""
+        from gemenvs.agents.megagem import HeuristicBidder
+
+        return HeuristicBidder
 
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         obs, masks = np.asarray(observations), np.asarray(action_masks)
@@ -97,8 +103,22 @@ class MegaGemValuation(ObservationFeatures):
         return out
 
 
+class MegaGemTunedValuation(MegaGemValuation):
+    """:class:`MegaGemValuation` computed with the tuned bidder's weights for the player count (the weights file
+    shipped with the package, :class:`~gemenvs.agents.megagem_tuned.TunedBidder`) instead of HeuristicBidder's:
+    a policy trained on them expects those weights."""
+
+    name = "megagem_tuned_valuation"
+
+    @staticmethod
+    def _bidder() -> type:
+        from gemenvs.agents.megagem_tuned import TunedBidder
+
+        return TunedBidder
+
+
 #: the observation features a training config (``env.features``) or a policy file may name
-FEATURES: dict[str, type[ObservationFeatures]] = {MegaGemValuation.name: MegaGemValuation}
+FEATURES: dict[str, type[ObservationFeatures]] = {f.name: f for f in (MegaGemValuation, MegaGemTunedValuation)}
 
 
 def make_features(name: str, options: dict[str, Any] | None = None, game: str | None = None) -> ObservationFeatures:
@@ -120,4 +140,5 @@ def features_from_dict(data: Any) -> ObservationFeatures:
     return make_features(data["name"], data.get("options", {}))
 
 
-__all__ = ["FEATURES", "MegaGemValuation", "ObservationFeatures", "features_from_dict", "make_features"]
+__all__ = ["FEATURES", "MegaGemTunedValuation", "MegaGemValuation", "ObservationFeatures", "features_from_dict",
+           "make_features"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from recorder import Recorder
 
 from gemenvs.agents.base import BaseAgent, act_batch, legal_counts
 from gemenvs.agents.match import play_engine_game
@@ -201,22 +202,6 @@ def test_mission_table_reads_missions_as_need_does():
         assert flags.tolist() == [_need(m, list(row)) == 0 for m in range(len(flags))]
 
 
-class _Recorder:
-    """Plays ``agent`` and keeps every (observation, mask, action) it saw."""
-
-    def __init__(self, agent):
-        self.agent, self.rows = agent, []
-
-    def reset(self, seed=None):
-        self.agent.reset(seed)
-
-    def act(self, obs, mask):
-        self.agent.last_valuation = None
-        action = self.agent.act(obs, mask)
-        self.rows.append((obs.copy(), mask.copy(), action, self.agent.last_valuation))
-        return action
-
-
 def _bidder_games_mismatches(game: MegaGem, make, games: int, seed: int) -> tuple[int, int]:
     """Decisions of ``games`` seeded scalar games (``make()`` in every seat but one TruthfulAgent) replayed
     through one BidderGames; (decisions, mismatches). The second half of the games reuse the first half's
@@ -224,7 +209,7 @@ def _bidder_games_mismatches(game: MegaGem, make, games: int, seed: int) -> tupl
     n, half = game.num_players, (games + 1) // 2
     seqs = {}
     for g in range(games):
-        seats = [_Recorder(make()) for _ in range(n)]
+        seats = [Recorder(make()) for _ in range(n)]
         seats[g % n] = TruthfulAgent(spec=game.spec, action_spec=game.action_spec)
         play_engine_game(game, seats, seed + g)
         seqs.update({(g, p): seats[p].rows for p in range(n) if p != g % n})

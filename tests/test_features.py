@@ -9,43 +9,41 @@ import numpy as np
 import pytest
 
 from gemenvs.agents import PolicyAgent, PolicyLoadError, RandomAgent, play_game
+from gemenvs.agents.match import play_engine_game
 from gemenvs.agents.features import FEATURES, MegaGemValuation, features_from_dict, make_features
-from gemenvs.agents.megagem_tuned import ParametricBidder
+from gemenvs.agents.megagem_tuned import ParametricBidder, TunedBidder
 from gemenvs.megagem_v0 import env as megagem_env
+from recorder import Recorder
 
 
-def _decisions(num_players: int, games: int, seed: int = 0):
-    """Observations and masks of every decision of ``games`` games of ParametricBidders (neutral weights), with
-    the deciding bidder's ``last_valuation`` after it chose (None on reveals)."""
+def _decisions(num_players: int, games: int, seed: int = 0, bidder=ParametricBidder):
+    """(observation, mask, action, last_valuation) of every decision of ``games`` games of ``bidder``s (by default
+    ParametricBidders with the neutral weights: HeuristicBidder); ``last_valuation`` None on reveals."""
     env = megagem_env(num_players=num_players, value_chart="random")
-    game = env.unwrapped.game
-    bidders = [ParametricBidder.for_env(env, seed=k) for k in range(num_players)]
-    rows = []
+    seats = [Recorder(bidder.for_env(env)) for _ in range(num_players)]
     for g in range(games):
-        state = game.new_state(seed + g)
-        for b in bidders:
-            b.reset()
-        while not game.is_over(state):
-            p = game.to_act(state)[0]
-            o, m = game.observe(state, p), game.legal_mask(state, p)
-            bidders[p].last_valuation = None
-            a = bidders[p].act(o, m)
-            rows.append((o, m, bidders[p].last_valuation))
-            game.apply(state, p, a)
-    return rows
+        play_engine_game(env.unwrapped.game, seats, seed=seed + g)
+    return [r for s in seats for r in s.rows]
 
 
+@pytest.mark.parametrize("name", ["megagem_valuation", "megagem_tuned_valuation"])
 @pytest.mark.parametrize("num_players", [3, 4, 5])
-def test_valuation_features_are_the_heuristic_bidders_own_numbers(num_players):
-    rows = _decisions(num_players, games=4, seed=10 * num_players)
-    feats = make_features("megagem_valuation", {"num_players": num_players})
+def test_valuation_features_are_the_bidders_own_numbers(num_players, name):
+    """megagem_valuation: HeuristicBidder's (the neutral ParametricBidder's) numbers; megagem_tuned_valuation: the
+    tuned bidder's, whose weights differ (so the two features differ on the same rows)."""
+    rows = _decisions(num_players, games=4, seed=10 * num_players,
+                      bidder=TunedBidder if name == "megagem_tuned_valuation" else ParametricBidder)
+    feats = make_features(name, {"num_players": num_players})
+    if name == "megagem_tuned_valuation":
+        obs, masks = np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
+        assert not np.allclose(feats(obs, masks), make_features("megagem_valuation", feats.options)(obs, masks))
     obs = np.stack([r[0] for r in rows])
     masks = np.stack([r[1] for r in rows])
     got = feats(obs, masks)
     assert got.shape == (len(rows), 3) and got.dtype == np.float32
-    want = np.array([r[2] if r[2] is not None else (0.0, 0.0, 0) for r in rows], np.float64) / MegaGemValuation.SCALE
+    want = np.array([r[3] if r[3] is not None else (0.0, 0.0, 0) for r in rows], np.float64) / MegaGemValuation.SCALE
     np.testing.assert_allclose(got, want.astype(np.float32), rtol=1e-6, atol=1e-6)
-    bids = np.array([r[2] is not None for r in rows])
+    bids = np.array([r[3] is not None for r in rows])
     assert bids.any() and (~bids).any(), "both bids and reveals are checked"
     assert (got[bids, 1] >= 1.0 - 1e-6).any(), "a coin costs at least its face value on Treasure and Loan lots"
     # rows with no legal action (another seat's turn, a finished game) get zeros; rows are independent
@@ -61,8 +59,9 @@ def test_valuation_features_are_the_heuristic_bidders_own_numbers(num_players):
 
 
 def test_make_features_names_what_is_wrong():
-    assert set(FEATURES) == {"megagem_valuation"}
-    with pytest.raises(ValueError, match="unknown observation features 'nope'; known: megagem_valuation"):
+    assert set(FEATURES) == {"megagem_valuation", "megagem_tuned_valuation"}
+    with pytest.raises(ValueError, match="unknown observation features 'nope'; known: megagem_tuned_valuation, "
+                                         "megagem_valuation"):
         make_features("nope")
     with pytest.raises(ValueError, match="read megagem observations, not gem"):
         make_features("megagem_valuation", {}, game="gem")

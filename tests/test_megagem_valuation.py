@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from recorder import Recorder
 
 from gemenvs import megagem_v0
 from gemenvs.agents import make_agent
@@ -111,22 +112,6 @@ def test_valuation_reads_and_changes_no_memory():
         assert np.array_equal(getattr(table, k), getattr(twin, k)), k
 
 
-class _Recorder:
-    """A scalar bidder that keeps every (observation, mask, last_valuation) of its decisions."""
-
-    def __init__(self, agent):
-        self.agent, self.rows = agent, []
-
-    def reset(self, seed=None):
-        self.agent.reset(seed)
-
-    def act(self, obs, mask):
-        self.agent.last_valuation = None
-        action = self.agent.act(obs, mask)
-        self.rows.append((obs.copy(), mask.copy(), self.agent.last_valuation))
-        return action
-
-
 @pytest.mark.parametrize("num_players", [3, 4, 5])
 def test_valuation_rows_are_the_scalar_bidders_last_valuation(num_players):
     """Row by row against ParametricBidder.last_valuation (the tuned one and one with random weights, one table);
@@ -137,7 +122,7 @@ def test_valuation_rows_are_the_scalar_bidders_last_valuation(num_players):
               lambda: ParametricBidder(spec=game.spec, action_spec=game.action_spec, weights=weights)]
     table = None
     for k, make in enumerate(makers):
-        seats = [_Recorder(make()) for _ in range(num_players)]
+        seats = [Recorder(make()) for _ in range(num_players)]
         for seed in range(3):
             play_engine_game(game, seats, seed=31 + 10 * seed + k)
         if table is None:
@@ -147,9 +132,9 @@ def test_valuation_rows_are_the_scalar_bidders_last_valuation(num_players):
         rows = [r for s in seats for r in s.rows]
         obs, masks = np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
         v = table.valuation(obs, masks, np.full(len(rows), k))
-        bid = np.array([r[2] is not None for r in rows])
+        bid = np.array([r[3] is not None for r in rows])
         assert bid.sum() > 100 and (~bid).sum() > 0
-        assert np.allclose(v[bid], [r[2] for r in rows if r[2] is not None], rtol=1e-9, atol=1e-12)
+        assert np.allclose(v[bid], [r[3] for r in rows if r[3] is not None], rtol=1e-9, atol=1e-12)
         assert not v[~bid].any()
 
 
