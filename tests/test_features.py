@@ -200,7 +200,7 @@ def test_a_lean_run_on_features_clones_and_saves_policies_that_read_them(tmp_pat
                  "env.options={num_players: 4, value_chart: random}", "env.features=megagem_valuation",
                  "pool.baselines=[random, heuristic]", "pool.family.members=0", "pool.snapshot_every=128",
                  "eval.every=0", "eval.opponents=[heuristic]", "eval.charts=null", "eval.workers=1",
-                 "eval.final_games=4", "checkpoint_every=0", "progress_bar=false", "torch_threads=1",
+                 "eval.final_games=4", "checkpoint_every=256", "progress_bar=false", "torch_threads=1",
                  f"run_root={tmp_path}", "name=feat", "seed=1", "total_timesteps=512",
                  "pretrain.teacher=heuristic", "pretrain.games=80", "pretrain.epochs=20", "pretrain.workers=1",
                  "pretrain.batch_size=256", "pretrain.learning_rate=0.003", "pretrain.dagger_rounds=1",
@@ -217,6 +217,17 @@ def test_a_lean_run_on_features_clones_and_saves_policies_that_read_them(tmp_pat
         env = megagem_env(value_chart="C")  # illegal_action="raise"
         final = play_game(env, [RandomAgent.for_env(env, seed=k) for k in range(3)] + [agent], seed=1)
         assert "winners" in final["player_3"]
+    # the run resumes from its checkpoint with the network that reads the features
+    from gemenvs.training.checkpoint import find_checkpoint, load_checkpoint_config
+    from gemenvs.training.config import apply_overrides
+    from gemenvs.training.lean_ppo import train
+
+    cfg, _ = load_checkpoint_config(run)
+    assert cfg.env.features == "megagem_valuation"
+    apply_overrides(cfg, ["total_timesteps=768"])
+    assert train(cfg, resume=run) == run
+    assert find_checkpoint(run).name == "step_000000768"
+    assert PolicyAgent.load(run / "final_model.npz").features.name == "megagem_valuation"
 
 
 def test_the_docs_table_names_every_feature_slot():
