@@ -99,8 +99,12 @@ class MegaGemValuation(ObservationFeatures):
         out = np.zeros((len(obs), self.size), np.float32)
         rows = np.flatnonzero(masks.any(axis=1))
         if rows.size:
-            out[rows] = self._table.valuation(obs[rows], masks[rows]) / self.SCALE
+            out[rows] = self._compute(obs[rows], masks[rows]) / self.SCALE
         return out
+
+    def _compute(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The unscaled numbers of rows that have a legal action."""
+        return self._table.valuation(obs, masks)
 
 
 class MegaGemTunedValuation(MegaGemValuation):
@@ -117,8 +121,33 @@ class MegaGemTunedValuation(MegaGemValuation):
         return TunedBidder
 
 
+class MegaGemAdvice(MegaGemValuation):
+    """:class:`MegaGemValuation`'s three numbers, then the bidder's own advice from them: the bid a fresh
+    HeuristicBidder (no memory of the game's bids: the opponents' bids predicted from its priors) makes
+    (coins / 20), its chance to win with that bid, and the expected gain of it (chance x (value - cost x bid),
+    coins / 20) (:meth:`~gemenvs.agents.megagem.BidderGames.advice`). On a game's first decision the bid is
+    exactly HeuristicBidder's; later HeuristicBidder also weighs the bids it has seen, which an observation
+    does not hold."""
+
+    name = "megagem_advice"
+    labels = ("lot_value", "coin_cost", "top_bid", "bid", "win_chance", "gain")
+    SCALE = np.array([20.0, 1.0, 20.0, 20.0, 1.0, 20.0])
+
+    def _compute(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self._table.advice(obs, masks)
+
+
+class MegaGemTunedAdvice(MegaGemAdvice):
+    """:class:`MegaGemAdvice` with the tuned bidder's weights for the player count (as
+    :class:`MegaGemTunedValuation`)."""
+
+    name = "megagem_tuned_advice"
+    _bidder = staticmethod(MegaGemTunedValuation._bidder)
+
+
 #: the observation features a training config (``env.features``) or a policy file may name
-FEATURES: dict[str, type[ObservationFeatures]] = {f.name: f for f in (MegaGemValuation, MegaGemTunedValuation)}
+FEATURES: dict[str, type[ObservationFeatures]] = {
+    f.name: f for f in (MegaGemValuation, MegaGemTunedValuation, MegaGemAdvice, MegaGemTunedAdvice)}
 
 
 def make_features(name: str, options: dict[str, Any] | None = None, game: str | None = None) -> ObservationFeatures:
@@ -140,5 +169,5 @@ def features_from_dict(data: Any) -> ObservationFeatures:
     return make_features(data["name"], data.get("options", {}))
 
 
-__all__ = ["FEATURES", "MegaGemTunedValuation", "MegaGemValuation", "ObservationFeatures", "features_from_dict",
+__all__ = ["FEATURES", "MegaGemAdvice", "MegaGemTunedAdvice", "MegaGemTunedValuation", "MegaGemValuation", "ObservationFeatures", "features_from_dict",
            "make_features"]

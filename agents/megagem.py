@@ -988,6 +988,33 @@ class BidderGames:
             out[bd] = self._value_rows(r, bd, mem[bd]).valuation
         return out
 
+    def advice(self, observations: np.ndarray, action_masks: np.ndarray, members=None) -> np.ndarray:
+        """(G, 6) float64: per row, :meth:`valuation`'s three numbers, then what a fresh bidder (no memory of the
+        game: the opponents' bids predicted from its priors alone) would do with them: its bid, its chance to win
+        with that bid, and the expected gain of it (chance x (value - cost x bid)); zeros on reveal decisions and
+        where it would not bid. A pure function of the observation and mask: on a game's first decision it is
+        exactly what :meth:`act` does; later, ``act`` also weighs the bids it has seen in the game."""
+        obs, masks, _, mem = self._check(observations, action_masks, members)
+        out = np.zeros((len(obs), 6))
+        if not len(obs):
+            return out
+        r = self._decode(obs, masks)
+        bd = np.flatnonzero(~r.revealing)
+        if not bd.size:
+            return out
+        lot = self._value_rows(r, bd, mem[bd])
+        out[bd, :3] = lot.valuation
+        b = np.flatnonzero((lot.value > 0) & (lot.top > 0))
+        if b.size:
+            samples, ok, size = self._opponent_samples(lot, b, None)
+            ahead = (lot.tie_rank[b, :1] < lot.tie_rank[b, 1:])[..., None]
+            bid, win, gain = self._best_bids(samples, ok, size, ahead, lot.tie_random[b], lot.value[b], lot.cost[b],
+                                             lot.top[b], detail=True)
+            out[bd[b], 3] = np.clip(bid, 0, lot.limit[b])
+            out[bd[b], 4] = win
+            out[bd[b], 5] = gain
+        return out
+
     def _mission_gains(self, collection, gem0, gem1, ngems, mission, open_, prog) -> tuple[np.ndarray, np.ndarray]:
         """:func:`mission_gain` of every seat's Collection (R, n, 5) plus the lot's first ``ngems`` gems:
         with the credits (1, 0) for every seat (R, n), and with each row's bidder ``progress`` (``prog``
@@ -1098,30 +1125,11 @@ class BidderGames:
             return out
         # P(win | bid) against the opponents' predicted bids (_opponent_samples), then the best bid
         b = bidding
-        R2, T, H, n1 = len(b), int(top[b].max()), self.H, n - 1
-        gb = g[b][:, None]
-        opp = np.arange(1, n)[None, :]
-        count = self.count[:, gb, opp]                 # (3, R2, n - 1)
-        is_loan = loan[b][:, None]
-        by_limit = ~is_loan & (count[_FRACS] >= 4)    # the limit model, where it fits the past bids better
-        if by_limit.any():
-            rr, pp = np.nonzero(by_limit)
-            gg = g[b][rr]
-            by_limit[rr, pp] = _cv_rows(self.hist[_FRACS, gg, pp + 1], count[_FRACS, rr, pp]) \
-                < _cv_rows(self.hist[_RATIOS, gg, pp + 1], count[_RATIOS, rr, pp])
-        which = np.where(is_loan, _LOAN_FRACS, np.where(by_limit, _FRACS, _RATIOS))
-        ok = np.arange(H) < np.take_along_axis(count, which[None], 0)[0][..., None]
-        priors = np.where(is_loan[..., None], self._prior_fracs[mem[b]][:, None, :],
-                          self._prior_ratios[mem[b]][:, None, :])  # (R2, 1, 4)
-        s = np.concatenate([self.hist[which, gb, opp], np.broadcast_to(priors, (R2, n1, priors.shape[-1]))], axis=2)
-        ok = np.concatenate([ok, np.broadcast_to(~by_limit[..., None], s.shape[:2] + (priors.shape[-1],))], axis=2)
-        lim = limits[b, 1:]
-        scale = np.where(is_loan | by_limit, lim, opp_values[b, 1:])
-        samples = np.minimum(np.rint(s * scale[..., None] * lot.opp_bid_scale[b, None, None]), lim[..., None])
-        size = ok.sum(axis=2)[..., None]
+        samples, ok, size = self._opponent_samples(lot, b, g[b])
         ahead = (tie_rank[b, :1] < tie_rank[b, 1:])[..., None]
         # the arrays below are as wide as the largest top bid among their rows, and a row's chances at the
         # bids up to its own top do not depend on that width: rows with small tops go apart from the rest
+        R2, T = len(b), int(top[b].max())
         tops = top[b]
         cut = T
         if R2 >= 256:  # (for fewer rows the split saves less than it costs)
@@ -1133,11 +1141,45 @@ class BidderGames:
                                            value[b[rows]], cost[b[rows]], tops[rows])
         return out
 
+    def _opponent_samples(self, lot: SimpleNamespace, b: np.ndarray, games: np.ndarray | None) -> tuple:
+        """HeuristicBidder._opponent_samples for the bidding rows ``b`` of ``lot``: each opponent's predicted bids
+        (R, n - 1, S), which of them count (``ok``) and how many (``size``, (R, n - 1, 1)); from the memory of
+        ``games`` (their games' indices), or from the bidders' priors alone (``games`` None: a fresh bidder's)."""
+        n1, H = self.n - 1, self.H
+        R = len(b)
+        is_loan = lot.loan[b][:, None]
+        mem = lot.mem[b]
+        priors = np.where(is_loan[..., None], self._prior_fracs[mem][:, None, :],
+                          self._prior_ratios[mem][:, None, :])  # (R, 1, 4)
+        priors = np.broadcast_to(priors, (R, n1, priors.shape[-1]))
+        if games is None:
+            by_limit = np.zeros((R, n1), np.bool_)
+            s, ok = priors, np.ones(priors.shape, np.bool_)
+        else:
+            gb = games[:, None]
+            opp = np.arange(1, n1 + 1)[None, :]
+            count = self.count[:, gb, opp]                 # (3, R, n - 1)
+            by_limit = ~is_loan & (count[_FRACS] >= 4)    # the limit model, where it fits the past bids better
+            if by_limit.any():
+                rr, pp = np.nonzero(by_limit)
+                gg = games[rr]
+                by_limit[rr, pp] = _cv_rows(self.hist[_FRACS, gg, pp + 1], count[_FRACS, rr, pp]) \
+                    < _cv_rows(self.hist[_RATIOS, gg, pp + 1], count[_RATIOS, rr, pp])
+            which = np.where(is_loan, _LOAN_FRACS, np.where(by_limit, _FRACS, _RATIOS))
+            ok = np.arange(H) < np.take_along_axis(count, which[None], 0)[0][..., None]
+            s = np.concatenate([self.hist[which, gb, opp], priors], axis=2)
+            ok = np.concatenate([ok, np.broadcast_to(~by_limit[..., None], priors.shape)], axis=2)
+        lim = lot.limits[b, 1:]
+        scale = np.where(is_loan | by_limit, lim, lot.opp_values[b, 1:])
+        samples = np.minimum(np.rint(s * scale[..., None] * lot.opp_bid_scale[b, None, None]), lim[..., None])
+        return samples, ok, ok.sum(axis=2)[..., None]
+
     @staticmethod
-    def _best_bids(samples, ok, size, ahead, tie_random, value, cost, top) -> np.ndarray:
+    def _best_bids(samples, ok, size, ahead, tie_random, value, cost, top, detail: bool = False):
         """The bid in 0..top (per row) maximising P(win | bid) x (value - cost x bid), P(win) from the opponents'
         predicted bids ``samples`` (R, n - 1, S; ``ok`` those that count, ``size`` how many), ties per
-        ``ahead`` (this seat first in the tie order) or ``tie_random``."""
+        ``ahead`` (this seat first in the tie order) or ``tie_random``; with ``detail``, (bids, P(win) at them,
+        the expected gain at them)."""
         R, n1, T = len(top), samples.shape[1], int(top.max())
         # how many samples lie below, and at or below, each bid: a histogram of the (integer) samples
         bucket = np.where(ok, np.clip(samples, -1, T + 1).astype(np.int64) + 1, T + 3)
@@ -1154,7 +1196,11 @@ class BidderGames:
         bidsf = np.arange(T + 1, dtype=np.float64)
         eu = win * (value[:, None] - cost[:, None] * bidsf)
         eu[bidsf[None, :] > top[:, None]] = -np.inf
-        return np.argmax(eu, axis=1)
+        best = np.argmax(eu, axis=1)
+        if not detail:
+            return best
+        k = np.arange(R)
+        return best, win[k, best], eu[k, best]
 
     def _reveal(self, held, chart, display, hand_size, gem_deck, on_row, unseen, unseen_pub, mine, pub,
                 prm) -> np.ndarray:

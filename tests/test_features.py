@@ -58,10 +58,40 @@ def test_valuation_features_are_the_bidders_own_numbers(num_players, name):
     np.testing.assert_array_equal(feats.augment(obs[0], masks[0]), aug[0])
 
 
+@pytest.mark.parametrize("name", ["megagem_advice", "megagem_tuned_advice"])
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_advice_features_are_the_valuation_and_a_fresh_bidders_bid(num_players, name):
+    """megagem_advice / megagem_tuned_advice: the valuation's three numbers, then the bid the scalar bidder makes
+    when it remembers nothing of the game (a fresh instance deciding the row), its win chance and expected gain."""
+    tuned = name == "megagem_tuned_advice"
+    bidder = TunedBidder if tuned else ParametricBidder
+    rows = _decisions(num_players, games=3, seed=7 * num_players, bidder=bidder)
+    obs, masks = np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
+    feats = make_features(name, {"num_players": num_players})
+    got = feats(obs, masks)
+    assert got.shape == (len(rows), 6) and got.dtype == np.float32 and feats.size == 6
+    valuation = make_features("megagem_tuned_valuation" if tuned else "megagem_valuation", feats.options)
+    np.testing.assert_array_equal(got[:, :3], valuation(obs, masks))
+    env = megagem_env(num_players=num_players)
+    bids = env.unwrapped.game.action_spec["bid"]
+    fresh_bids = []
+    for o, m in zip(obs, masks):
+        a = bidder.for_env(env).act(o, m)  # a fresh bidder: no memory of this game
+        fresh_bids.append(a - bids.start if a in bids else 0)
+    np.testing.assert_allclose(got[:, 3], np.array(fresh_bids, np.float32) / 20, atol=1e-6)
+    # the scalar bidder's own first bid (its memory still empty) is the advised bid
+    first = next(i for i, r in enumerate(rows) if r[3] is not None)
+    assert abs(got[first, 3] * 20 - (rows[first][2] - bids.start)) < 1e-4
+    placed = got[:, 3] > 0
+    assert placed.sum() > 20 and ((got[:, 4] >= 0) & (got[:, 4] <= 1)).all()
+    np.testing.assert_allclose(got[placed, 5] * 20, got[placed, 4] * (got[placed, 0] * 20 - got[placed, 1] *
+                                                                       got[placed, 3] * 20), rtol=1e-4, atol=1e-4)
+
+
 def test_make_features_names_what_is_wrong():
-    assert set(FEATURES) == {"megagem_valuation", "megagem_tuned_valuation"}
-    with pytest.raises(ValueError, match="unknown observation features 'nope'; known: megagem_tuned_valuation, "
-                                         "megagem_valuation"):
+    assert set(FEATURES) == {"megagem_valuation", "megagem_tuned_valuation", "megagem_advice", "megagem_tuned_advice"}
+    with pytest.raises(ValueError, match="unknown observation features 'nope'; known: megagem_advice, "
+                                         "megagem_tuned_advice, megagem_tuned_valuation, megagem_valuation"):
         make_features("nope")
     with pytest.raises(ValueError, match="read megagem observations, not gem"):
         make_features("megagem_valuation", {}, game="gem")
@@ -236,8 +266,8 @@ def test_the_docs_table_names_every_feature_slot():
     from gemenvs.megagem.game import MegaGem
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "megagem.md").read_text()
-    feats = MegaGemValuation({})
-    for k, label in enumerate(feats.labels):
+    for k, label in enumerate(make_features("megagem_advice", {}).labels):  # (the valuation's three come first)
         assert f"| obs_dim + {k} | `{label}` |" in page, label
+    assert MegaGemValuation({}).labels == make_features("megagem_advice", {}).labels[:3]
     sizes = " / ".join(str(MegaGem(num_players=n).spec.size) for n in (3, 4, 5))
     assert f"i.e. {sizes} at 3 / 4 / 5 players" in page

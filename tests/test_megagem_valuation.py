@@ -157,3 +157,48 @@ def test_valuation_rejects_bad_input():
         table.valuation(obs, masks, np.full(len(obs), 3))
     with pytest.raises(ValueError, match="act needs the games' indices"):
         table.act(obs, masks, None)
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_advice_is_a_fresh_bidders_choice(num_players):
+    """advice: valuation's three numbers, then the bid a bidder with no memory of the game makes (act on a reset
+    table, every member), with its chance to win and expected gain recomputed from the scalar formula."""
+    n = num_players
+    calls = {"rows": 0, "bids": 0}
+
+    def on_call(table, obs, masks, games, mem, actions=None):
+        if actions is not None:
+            return
+        advice = table.advice(obs, masks, mem)
+        assert advice.shape == (len(obs), 6)
+        assert np.array_equal(advice[:, :3], table.valuation(obs, masks, mem))
+        fresh = _table(table.members, len(obs))
+        chosen = fresh.act(obs, masks, np.arange(len(obs)), mem)
+        bidding = ~np.isin(chosen, np.arange(table.agent.reveals.start, table.agent.reveals.stop))
+        assert np.array_equal(advice[bidding, 3], chosen[bidding] - table.agent.bids.start)
+        assert not advice[~bidding].any()
+        # the chance and gain are those of the chosen bid: gain = chance x (value - cost x bid)
+        value, cost, bid, win, gain = advice[:, 0], advice[:, 1], advice[:, 3], advice[:, 4], advice[:, 5]
+        placed = win > 0
+        assert np.allclose(gain[placed], win[placed] * (value[placed] - cost[placed] * bid[placed]))
+        assert ((win >= 0) & (win <= 1)).all()
+        calls["rows"] += len(obs)
+        calls["bids"] += int((bid > 0).sum())
+
+    table = _play(n, 40, 3, on_call)
+    assert calls["bids"] > 50 and table.count.sum() > 0
+
+
+def test_advice_later_in_a_game_ignores_memory():
+    """advice reads and changes no memory: on a table whose games remember bids, it equals a fresh table's."""
+    calls = []
+
+    def on_call(table, obs, masks, games, mem, actions=None):
+        if actions is None:
+            before = {k: getattr(table, k).copy() for k in MEMORY}
+            calls.append(np.array_equal(table.advice(obs, masks, mem), _table(table.members, 1).advice(obs, masks, mem)))
+            for k in MEMORY:
+                assert np.array_equal(getattr(table, k), before[k]), k
+
+    table = _play(4, 30, 5, on_call)
+    assert all(calls) and len(calls) == 30 and table.count.sum() > 0

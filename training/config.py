@@ -55,8 +55,9 @@ class EnvConfig:
     features: str | None = None
     """observation features appended to the learner's observation (gemenvs.agents.features: 'megagem_valuation',
     HeuristicBidder's value of the lot, cost of a coin and largest bid considered, or 'megagem_tuned_valuation', the
-    tuned bidder's); the policies saved read them too (named in their files); backend lean only; null: the
-    observation alone"""
+    tuned bidder's; 'megagem_advice' / 'megagem_tuned_advice': those and the memory-less bidder's bid, its win
+    chance and expected gain); the policies saved read them too (named in their files); backend lean only; null:
+    the observation alone"""
     potential: Literal["progress", "win_chance"] = "progress"
     """the shaping's phi: 'progress' (Game.progress) or 'win_chance' (the game's win model, Game.win_chance: Gem
     Jam's fitted chance to win, which weighs the other players' positions too; games with a model only)"""
