@@ -62,7 +62,10 @@ def assert_one_line_error(code: int, err: str, *parts: str) -> None:
     ("checkpoint_every=-1", "checkpoint_every must be at least 0; got -1"),
     ("eval.games=0", "eval.games must be at least 1; got 0"),
     ("eval.workers=0", "eval.workers must be at least 1; got 0"),
-    ("eval.best_by=champion", "eval.best_by must be 'mean' or one of eval.opponents"),
+    ("eval.best_by=champion", "eval.best_by must be 'mean', one of eval.opponents"),
+    ("eval.best_by=[heuristic,champion]", "eval.best_by as a list must name distinct opponents of eval.opponents"),
+    ("eval.best_by=[]", "eval.best_by as a list must name distinct opponents"),
+    ("eval.best_by=[tuned,tuned]", "eval.best_by as a list must name distinct opponents"),
     ("env.learner_seat=true", "env.learner_seat must be int or null; got True"),
     ("env.learner_seat=4", "env.learner_seat must be in 0..3 or null; got 4"),
     ("overwrite=3", "overwrite must be true or false; got 3"),
@@ -147,6 +150,12 @@ def test_defaults_follow_the_game():
     assert gem.name == "gem_selfplay" and gem.env.options == {}
     assert gem.pool.baselines == gem.eval.opponents == baseline_names("gem") == ["random", "greedy"]
     assert load_config(None, ["env.id=gemenvs/GEM-v0", "eval.best_by=greedy"]).eval.best_by == "greedy"
+    pair = load_config(None, ["eval.best_by=[heuristic, tuned]"]).eval
+    assert pair.best_by == ["heuristic", "tuned"]
+    rates = {"random": 1.0, "truthful": 0.9, "heuristic": 0.5, "tuned": 0.3}
+    assert pair.best_score(rates) == pytest.approx(0.4)
+    assert load_config(None, ["eval.best_by=tuned"]).eval.best_score(rates) == 0.3
+    assert load_config(None).eval.best_score(rates) == pytest.approx(0.675)
     named = load_config(None, ["name=mine", "pool.baselines=[random]"])
     assert named.name == "mine" and named.pool.baselines == ["random"] and named.eval.opponents == baseline_names("megagem")
 

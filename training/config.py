@@ -147,8 +147,9 @@ class EvalConfig:
     opponents: list[str] | None = None
     """baselines (names or policy paths) to evaluate against, each filling every other seat;
     null: every baseline of the game"""
-    best_by: str = "mean"
-    """the win rate that picks best_model.zip: an opponent name, or 'mean' over opponents"""
+    best_by: str | list[str] = "mean"
+    """the win rate that picks best_model.zip: an opponent name, 'mean' over every opponent, or a list of
+    opponent names (the mean of their win rates, e.g. [heuristic, tuned])"""
     final_games: int = 500
     """games per baseline in the final table (at least 500 for the reported figures)"""
     charts: list[str] | None = None
@@ -163,6 +164,12 @@ class EvalConfig:
     """save every game of the final evaluation as run_dir/games/<opponent>/game_<seed>.jsonl
     (gemenvs.recording format: `gemenvs replay FILE` steps through one, `--gif` draws it)"""
 
+
+    def best_score(self, rates: dict[str, float]) -> float:
+        """The score of a periodic evaluation's win rates (opponent -> rate) that ``best_by`` ranks models by."""
+        names = list(rates) if self.best_by == "mean" else [self.best_by] if isinstance(self.best_by, str) \
+            else self.best_by
+        return sum(float(rates[k]) for k in names) / len(names)
 
 @dataclass
 class PretrainConfig:
@@ -676,9 +683,14 @@ def validate(cfg: TrainConfig) -> None:
         env.close()
     if cfg.eval.charts is not None:
         check_charts(cfg.env, cfg.eval.charts)
-    if cfg.eval.best_by != "mean" and cfg.eval.best_by not in cfg.eval.opponents:
-        raise ConfigError(f"eval.best_by must be 'mean' or one of eval.opponents {cfg.eval.opponents}; "
-                          f"got {cfg.eval.best_by!r}")
+    best = cfg.eval.best_by
+    if isinstance(best, list):
+        if not best or any(k not in cfg.eval.opponents for k in best) or len(set(best)) < len(best):
+            raise ConfigError(f"eval.best_by as a list must name distinct opponents of eval.opponents "
+                              f"{cfg.eval.opponents}; got {best!r}")
+    elif best != "mean" and best not in cfg.eval.opponents:
+        raise ConfigError(f"eval.best_by must be 'mean', one of eval.opponents {cfg.eval.opponents} or a list of "
+                          f"them; got {best!r}")
     if cfg.ppo.anchor_coef and cfg.pretrain.teacher is None:
         raise ConfigError(f"ppo.anchor_coef ({cfg.ppo.anchor_coef:g}) pulls the policy towards its pretrained clone: "
                           f"it needs pretrain.teacher (or set it to 0)")

@@ -630,7 +630,7 @@ class LeanRun(RunSchedule):
         path = self.run_dir / "eval.csv"
         append_eval_rows(path, step, results)
         rates = {name: r.win_rate for name, r in results.items()}
-        score = float(np.mean(list(rates.values()))) if e.best_by == "mean" else rates[e.best_by]
+        score = e.best_score(rates)
         if score > self.best_score:
             self.best_score, self.best_step = score, step
             focal.save(self.run_dir / "best_model.npz")

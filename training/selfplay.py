@@ -173,7 +173,7 @@ class Trainer(RunSchedule):
             logger.record(f"eval/win_rate_{name}", r.win_rate)
             logger.record(f"eval/mean_margin_{name}", r.mean_margin)
         rates = {name: r.win_rate for name, r in results.items()}
-        score = float(np.mean(list(rates.values()))) if e.best_by == "mean" else rates[e.best_by]
+        score = e.best_score(rates)
         if score > self.best_score:
             self.best_score, self.best_step = score, step
             model.save(self.run_dir / "best_model.zip")
