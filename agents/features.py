@@ -76,20 +76,22 @@ class MegaGemValuation(ObservationFeatures):
         super().__init__(options)
         from gemenvs.megagem.game import MegaGem
 
+        game_options = {k: v for k, v in self.options.items() if k != "weights"}
         try:
-            game = MegaGem(**self.options)
+            game = MegaGem(**game_options)
         except TypeError as e:
-            raise ValueError(f"{self.name}: bad MegaGem options {self.options}: {e}") from None
-        bidder = self._bidder()(spec=game.spec, num_actions=game.num_actions, action_spec=game.action_spec)
+            raise ValueError(f"{self.name}: bad MegaGem options {game_options}: {e}") from None
+        bidder = self._make_bidder(game, self.options.get("weights"))
         self.obs_dim, self.num_actions = game.spec.size, game.num_actions
         self._table = bidder.batch_games(1)
 
-    @staticmethod
-    def _bidder() -> type:
-        """The bidder class whose valuation these features are."""
+    def _make_bidder(self, game, weights):
+        """The bidder whose numbers these features are: HeuristicBidder (no ``weights`` option)."""
         from gemenvs.agents.megagem import HeuristicBidder
 
-        return HeuristicBidder
+        if weights is not None:
+            raise ValueError(f"{self.name} computes HeuristicBidder's numbers: it takes no 'weights' option")
+        return HeuristicBidder(spec=game.spec, num_actions=game.num_actions, action_spec=game.action_spec)
 
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         obs, masks = np.asarray(observations), np.asarray(action_masks)
@@ -108,17 +110,27 @@ class MegaGemValuation(ObservationFeatures):
 
 
 class MegaGemTunedValuation(MegaGemValuation):
-    """:class:`MegaGemValuation` computed with the tuned bidder's weights for the player count (the weights file
-    shipped with the package, :class:`~gemenvs.agents.megagem_tuned.TunedBidder`) instead of HeuristicBidder's:
-    a policy trained on them expects those weights."""
+    """:class:`MegaGemValuation` computed with the tuned bidder's weights for the player count instead of
+    HeuristicBidder's. The weights are an option: ``options["weights"]`` if given (a ParametricBidder weight
+    mapping, checked), else the tuned weights shipped with the package
+    (:class:`~gemenvs.agents.megagem_tuned.TunedBidder`), which are then written into ``options``, so that a
+    policy file naming these features carries the weights it was trained with (a later weights file does not
+    change them)."""
 
     name = "megagem_tuned_valuation"
 
-    @staticmethod
-    def _bidder() -> type:
-        from gemenvs.agents.megagem_tuned import TunedBidder
+    def _make_bidder(self, game, weights):
+        from gemenvs.agents.megagem_tuned import ParametricBidder, TunedBidder, WeightsError
 
-        return TunedBidder
+        kw = dict(spec=game.spec, num_actions=game.num_actions, action_spec=game.action_spec)
+        if weights is None:
+            bidder = TunedBidder(**kw)
+            self.options["weights"] = dict(bidder.weights)
+            return bidder
+        try:
+            return ParametricBidder(weights=weights, **kw)
+        except (WeightsError, TypeError, ValueError) as e:
+            raise ValueError(f"{self.name}: bad 'weights' option: {e}") from None
 
 
 class MegaGemAdvice(MegaGemValuation):
@@ -142,7 +154,7 @@ class MegaGemTunedAdvice(MegaGemAdvice):
     :class:`MegaGemTunedValuation`)."""
 
     name = "megagem_tuned_advice"
-    _bidder = staticmethod(MegaGemTunedValuation._bidder)
+    _make_bidder = MegaGemTunedValuation._make_bidder
 
 
 #: the observation features a training config (``env.features``) or a policy file may name

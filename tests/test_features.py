@@ -36,7 +36,8 @@ def test_valuation_features_are_the_bidders_own_numbers(num_players, name):
     feats = make_features(name, {"num_players": num_players})
     if name == "megagem_tuned_valuation":
         obs, masks = np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
-        assert not np.allclose(feats(obs, masks), make_features("megagem_valuation", feats.options)(obs, masks))
+        assert not np.allclose(feats(obs, masks), make_features("megagem_valuation", {"num_players": num_players})(
+            obs, masks))
     obs = np.stack([r[0] for r in rows])
     masks = np.stack([r[1] for r in rows])
     got = feats(obs, masks)
@@ -71,6 +72,7 @@ def test_advice_features_are_the_valuation_and_a_fresh_bidders_bid(num_players, 
     got = feats(obs, masks)
     assert got.shape == (len(rows), 6) and got.dtype == np.float32 and feats.size == 6
     valuation = make_features("megagem_tuned_valuation" if tuned else "megagem_valuation", feats.options)
+    assert ("weights" in feats.options) == tuned
     np.testing.assert_array_equal(got[:, :3], valuation(obs, masks))
     env = megagem_env(num_players=num_players)
     bids = env.unwrapped.game.action_spec["bid"]
@@ -86,6 +88,30 @@ def test_advice_features_are_the_valuation_and_a_fresh_bidders_bid(num_players, 
     assert placed.sum() > 20 and ((got[:, 4] >= 0) & (got[:, 4] <= 1)).all()
     np.testing.assert_allclose(got[placed, 5] * 20, got[placed, 4] * (got[placed, 0] * 20 - got[placed, 1] *
                                                                        got[placed, 3] * 20), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["megagem_tuned_valuation", "megagem_tuned_advice"])
+def test_tuned_features_carry_their_weights(name):
+    """The tuned features write the weights they use into their options (so a policy file keeps them whatever
+    weights file is installed later); given other weights, they compute those weights' numbers."""
+    from gemenvs.agents.megagem_tuned import random_weights
+
+    rows = _decisions(4, games=2, seed=3)
+    obs, masks = np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
+    shipped = make_features(name, {"num_players": 4})
+    assert shipped.options["weights"] == TunedBidder.for_env(megagem_env(num_players=4)).weights
+    again = features_from_dict(json.loads(json.dumps(shipped.to_dict())))
+    np.testing.assert_array_equal(again(obs, masks), shipped(obs, masks))
+    other = random_weights(np.random.default_rng(5), spread=1.5)
+    mine = make_features(name, {"num_players": 4, "weights": other})
+    assert mine.options["weights"] == other and not np.allclose(mine(obs, masks), shipped(obs, masks))
+    table = ParametricBidder.for_env(megagem_env(num_players=4), weights=other).batch_games(1)
+    np.testing.assert_allclose(mine(obs, masks)[:, :3], (table.valuation(obs, masks) / MegaGemValuation.SCALE)
+                               .astype(np.float32), rtol=1e-6)
+    with pytest.raises(ValueError, match="bad 'weights' option"):
+        make_features(name, {"num_players": 4, "weights": {"psi": 1.0}})
+    with pytest.raises(ValueError, match="takes no 'weights' option"):
+        make_features("megagem_valuation", {"num_players": 4, "weights": other})
 
 
 def test_make_features_names_what_is_wrong():
