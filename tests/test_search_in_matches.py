@@ -95,10 +95,11 @@ def test_an_evaluation_against_a_search_opponent():
     from gemenvs.training.config import ConfigError, load_config
     from gemenvs.training.evaluate import evaluate, opponent_folders
 
-    cfg = load_config("configs/megagem/selfplay_3p.yaml", ["eval.opponents=[heuristic, ismcts:2]"])
+    search_eval = ["eval.best_by=heuristic"]  # (the config ranks models by heuristic and tuned)
+    cfg = load_config("configs/megagem/selfplay_3p.yaml", ["eval.opponents=[heuristic, ismcts:2]"] + search_eval)
     assert cfg.eval.opponents == ["heuristic", "ismcts:2"]
     with pytest.raises(ConfigError, match="eval.opponents: bad search agent name 'ismcts:0'"):
-        load_config("configs/megagem/selfplay_3p.yaml", ["eval.opponents=[heuristic, ismcts:0]"])
+        load_config("configs/megagem/selfplay_3p.yaml", ["eval.opponents=[heuristic, ismcts:0]"] + search_eval)
     focal = RandomAgent.for_env(make_aec_env(MEGAGEM, num_players=3), seed=0)
     results = evaluate(focal, MEGAGEM, {"num_players": 3}, ["ismcts:2"], games=3, seed=4)
     assert results["ismcts:2"].games == 3 and len(results["ismcts:2"].scores) == 3
