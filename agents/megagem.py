@@ -978,15 +978,21 @@ class BidderGames:
         """(G, 3) float64: per row, what the member deciding it would compute before weighing opponents' bids:
         the lot's value, the cost of a coin, the largest bid it would consider (ParametricBidder.last_valuation);
         zeros on reveal decisions. A pure function of the observation and mask: reads and changes no game's memory."""
+        out, bd, lot = self._lots(observations, action_masks, members, 3)
+        if lot is not None:
+            out[bd] = lot.valuation
+        return out
+
+    def _lots(self, observations, action_masks, members, width: int) -> tuple:
+        """The rows checked and valued for :meth:`valuation` and :meth:`advice`: (zeros (G, width), the bid rows,
+        their :meth:`_value_rows`, or None where no row is a bid)."""
         obs, masks, _, mem = self._check(observations, action_masks, members)
-        out = np.zeros((len(obs), 3))
+        out = np.zeros((len(obs), width))
         if not len(obs):
-            return out
+            return out, None, None
         r = self._decode(obs, masks)
         bd = np.flatnonzero(~r.revealing)
-        if bd.size:
-            out[bd] = self._value_rows(r, bd, mem[bd]).valuation
-        return out
+        return out, bd, (self._value_rows(r, bd, mem[bd]) if bd.size else None)
 
     def advice(self, observations: np.ndarray, action_masks: np.ndarray, members=None) -> np.ndarray:
         """(G, 6) float64: per row, :meth:`valuation`'s three numbers, then what a fresh bidder (no memory of the
@@ -994,15 +1000,9 @@ class BidderGames:
         with that bid, and the expected gain of it (chance x (value - cost x bid)); zeros on reveal decisions and
         where it would not bid. A pure function of the observation and mask: on a game's first decision it is
         exactly what :meth:`act` does; later, ``act`` also weighs the bids it has seen in the game."""
-        obs, masks, _, mem = self._check(observations, action_masks, members)
-        out = np.zeros((len(obs), 6))
-        if not len(obs):
+        out, bd, lot = self._lots(observations, action_masks, members, 6)
+        if lot is None:
             return out
-        r = self._decode(obs, masks)
-        bd = np.flatnonzero(~r.revealing)
-        if not bd.size:
-            return out
-        lot = self._value_rows(r, bd, mem[bd])
         out[bd, :3] = lot.valuation
         b = np.flatnonzero((lot.value > 0) & (lot.top > 0))
         if b.size:
