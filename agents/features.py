@@ -181,5 +181,5 @@ def features_from_dict(data: Any) -> ObservationFeatures:
     return make_features(data["name"], data.get("options", {}))
 
 
-__all__ = ["FEATURES", "MegaGemAdvice", "MegaGemTunedAdvice", "MegaGemTunedValuation", "MegaGemValuation", "ObservationFeatures", "features_from_dict",
-           "make_features"]
+__all__ = ["FEATURES", "MegaGemAdvice", "MegaGemTunedAdvice", "MegaGemTunedValuation", "MegaGemValuation",
+           "ObservationFeatures", "features_from_dict", "make_features"]

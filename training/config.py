@@ -164,7 +164,6 @@ class EvalConfig:
     """save every game of the final evaluation as run_dir/games/<opponent>/game_<seed>.jsonl
     (gemenvs.recording format: `gemenvs replay FILE` steps through one, `--gif` draws it)"""
 
-
     def best_score(self, rates: dict[str, float]) -> float:
         """The score of a periodic evaluation's win rates (opponent -> rate) that ``best_by`` ranks models by."""
         names = list(rates) if self.best_by == "mean" else [self.best_by] if isinstance(self.best_by, str) \
