@@ -1006,8 +1006,7 @@ class BidderGames:
         out[bd, :3] = lot.valuation
         b = np.flatnonzero((lot.value > 0) & (lot.top > 0))
         if b.size:
-            samples, ok, size = self._opponent_samples(lot, b, None)
-            ahead = (lot.tie_rank[b, :1] < lot.tie_rank[b, 1:])[..., None]
+            samples, ok, size, ahead = self._opponent_samples(lot, b, None)
             bid, win, gain = self._best_bids(samples, ok, size, ahead, lot.tie_random[b], lot.value[b], lot.cost[b],
                                              lot.top[b], detail=True)
             out[bd[b], 3] = np.clip(bid, 0, lot.limit[b])
@@ -1110,9 +1109,8 @@ class BidderGames:
     def _bid(self, g, lot: SimpleNamespace) -> np.ndarray:
         """choose_bid per row (after _learn) of games ``g``, from their :meth:`_value_rows` ``lot``: the bids, and
         each game's pending auction."""
-        n = self.n
-        mem, value, cost, top, loan = lot.mem, lot.value, lot.cost, lot.top, lot.loan
-        limits, opp_values, tie_rank, tie_random = lot.limits, lot.opp_values, lot.tie_rank, lot.tie_random
+        value, cost, top, loan = lot.value, lot.cost, lot.top, lot.loan
+        limits, opp_values, tie_random = lot.limits, lot.opp_values, lot.tie_random
         self.pend_round[g] = lot.rnd
         self.pend_loan[g] = loan
         self.pend_value[g] = opp_values
@@ -1125,8 +1123,7 @@ class BidderGames:
             return out
         # P(win | bid) against the opponents' predicted bids (_opponent_samples), then the best bid
         b = bidding
-        samples, ok, size = self._opponent_samples(lot, b, g[b])
-        ahead = (tie_rank[b, :1] < tie_rank[b, 1:])[..., None]
+        samples, ok, size, ahead = self._opponent_samples(lot, b, g[b])
         # the arrays below are as wide as the largest top bid among their rows, and a row's chances at the
         # bids up to its own top do not depend on that width: rows with small tops go apart from the rest
         R2, T = len(b), int(top[b].max())
@@ -1143,8 +1140,9 @@ class BidderGames:
 
     def _opponent_samples(self, lot: SimpleNamespace, b: np.ndarray, games: np.ndarray | None) -> tuple:
         """HeuristicBidder._opponent_samples for the bidding rows ``b`` of ``lot``: each opponent's predicted bids
-        (R, n - 1, S), which of them count (``ok``) and how many (``size``, (R, n - 1, 1)); from the memory of
-        ``games`` (their games' indices), or from the bidders' priors alone (``games`` None: a fresh bidder's)."""
+        (R, n - 1, S), which of them count (``ok``) and how many (``size``, (R, n - 1, 1)), and whether this seat
+        comes before each opponent in the tie order (``ahead``, (R, n - 1, 1)); from the memory of ``games`` (their
+        games' indices), or from the bidders' priors alone (``games`` None: a fresh bidder's)."""
         n1, H = self.n - 1, self.H
         R = len(b)
         is_loan = lot.loan[b][:, None]
@@ -1172,7 +1170,8 @@ class BidderGames:
         lim = lot.limits[b, 1:]
         scale = np.where(is_loan | by_limit, lim, lot.opp_values[b, 1:])
         samples = np.minimum(np.rint(s * scale[..., None] * lot.opp_bid_scale[b, None, None]), lim[..., None])
-        return samples, ok, ok.sum(axis=2)[..., None]
+        ahead = (lot.tie_rank[b, :1] < lot.tie_rank[b, 1:])[..., None]
+        return samples, ok, ok.sum(axis=2)[..., None], ahead
 
     @staticmethod
     def _best_bids(samples, ok, size, ahead, tie_random, value, cost, top, detail: bool = False):
