@@ -14,6 +14,11 @@ Loading never runs code: the name must be one of :data:`FEATURES`.
 
     feats = make_features("megagem_valuation", {"num_players": 4})
     x = feats.augment(observations, masks)       # (N, obs_dim + 3)
+
+Some features are computed from the engine state instead (``needs_state``: Gem Jam's
+``gemjam_lookahead_advice``, a one-turn search from the seat's view): ``feats.augment_state(obs, state, seat)``
+for one decision. The training environment and the pretraining games hand them the state; a policy reading
+them is played like a search agent (:func:`gemenvs.agents.match.decide` hands it the state).
 """
 from __future__ import annotations
 
@@ -31,6 +36,10 @@ class ObservationFeatures:
     labels: tuple[str, ...] = ()
     #: the game whose observations it reads
     game = ""
+    #: whether the numbers are computed from the engine state (:meth:`from_state`, e.g. a search from the seat's
+    #: view) rather than from the observation and mask alone; a policy reading them then plays through
+    #: :func:`gemenvs.agents.match.decide` (``needs_state``), as search agents do
+    needs_state = False
 
     def __init__(self, options: dict[str, Any] | None = None):
         self.options = dict(options or {})
@@ -50,9 +59,16 @@ class ObservationFeatures:
             return self.augment(obs[None], np.asarray(action_masks)[None])[0]
         return np.concatenate([obs, self(obs, action_masks)], axis=1)
 
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed whatever randomness the features use (none here)."""
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON that :func:`features_from_dict` turns back into these features."""
         return {"name": self.name, "options": dict(self.options)}
+
+    def __reduce__(self):
+        """Pickled (to a worker process) as its plain description, rebuilt there (randomness reseeded by reset)."""
+        return features_from_dict, (self.to_dict(),)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.options})"
@@ -157,9 +173,87 @@ class MegaGemTunedAdvice(MegaGemAdvice):
     _make_bidder = MegaGemTunedValuation._make_bidder
 
 
+class GemJamLookaheadAdvice(ObservationFeatures):
+    """:class:`~gemenvs.agents.gemjam.GemJamLookaheadAgent`'s advice on a Gem Jam decision, one block per action id:
+
+    - ``value_<a>``: the lookahead's mean score of action ``a`` (its chance to win under the win model after the
+      rule agents' play to the end of the turn) minus that of GemJamRuleAgent's choice, x 10; 0 for actions not
+      tried and on decisions that are not searched;
+    - ``advice_<a>``: 1 for the action the lookahead plays (the rule agent's choice where nothing is searched);
+    - ``rule_<a>``: 1 for GemJamRuleAgent's choice;
+
+    then ``searched`` (1 where the lookahead compared actions). The numbers need the engine state
+    (``needs_state``): they are computed by :meth:`from_state`, which reads it only through ``resample_hidden``
+    from the seat to act (so they hold nothing the seat cannot see; tested). They are random (``samples``
+    redrawn hidden states per decision; :meth:`reset` reseeds them).
+
+    ``options``: the Gem Jam options of the game (``num_players`` ...) and ``samples`` (hidden states redrawn
+    per decision, default 2, written into the options)."""
+
+    name = "gemjam_lookahead_advice"
+    game = "gemjam"
+    needs_state = True
+    #: the factor of the ``value_<a>`` block (score differences are a few hundredths)
+    VALUE_SCALE = 10.0
+
+    def __init__(self, options: dict[str, Any] | None = None):
+        super().__init__(options)
+        from gemenvs.agents.gemjam import GemJamLookaheadAgent
+        from gemenvs.gemjam.game import GemJam
+
+        samples = self.options.setdefault("samples", 2)
+        if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 64:
+            raise ValueError(f"{self.name}: 'samples' must be an integer from 1 to 64; got {samples!r}")
+        game_options = {k: v for k, v in self.options.items() if k != "samples"}
+        try:
+            self.engine = GemJam(**game_options)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{self.name}: bad Gem Jam options {game_options}: {e}") from None
+        self.agent = GemJamLookaheadAgent(self.engine, samples=samples, seed=0)
+        self.obs_dim, self.num_actions = self.engine.spec.size, self.engine.num_actions
+        ids = range(self.num_actions)
+        self.labels = (tuple(f"value_{a}" for a in ids) + tuple(f"advice_{a}" for a in ids)
+                       + tuple(f"rule_{a}" for a in ids) + ("searched",))
+
+    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        raise ValueError(f"{self.name} is computed from the engine state, not from observations: use from_state, "
+                         f"or play the policy through gemenvs.agents.match (decide), which hands it the state")
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the lookahead's redraws of the hidden state."""
+        self.agent.reset(seed)
+
+    def from_state(self, state, seat: int) -> np.ndarray:
+        """The numbers of ``seat``'s decision in ``state`` (``seat`` must be to act), float32 of length ``size``."""
+        a_n = self.num_actions
+        out = np.zeros(self.size, np.float32)
+        choice, value = self.agent.action_values(state, seat)
+        advice = choice
+        if value is not None:
+            advice = max(value, key=lambda a: (value[a], a == choice, -a))  # the lookahead's own choice
+            base = value[choice]
+            for a, v in value.items():
+                out[a] = (v - base) * self.VALUE_SCALE
+            out[-1] = 1.0
+        out[a_n + advice] = 1.0
+        out[2 * a_n + choice] = 1.0
+        return out
+
+    def augment_state(self, observation: np.ndarray, state, seat: int) -> np.ndarray:
+        """``observation`` (``seat``'s, in ``state``) with :meth:`from_state` appended."""
+        return np.concatenate([np.asarray(observation, np.float32), self.from_state(state, seat)])
+
+    def advised(self, row: np.ndarray) -> int:
+        """The action the lookahead plays, read from a row of these numbers (or an augmented observation)."""
+        a_n = self.num_actions
+        start = len(row) - self.size + a_n
+        return int(np.argmax(row[start:start + a_n]))
+
+
 #: the observation features a training config (``env.features``) or a policy file may name
 FEATURES: dict[str, type[ObservationFeatures]] = {
-    f.name: f for f in (MegaGemValuation, MegaGemTunedValuation, MegaGemAdvice, MegaGemTunedAdvice)}
+    f.name: f for f in (MegaGemValuation, MegaGemTunedValuation, MegaGemAdvice, MegaGemTunedAdvice,
+                        GemJamLookaheadAdvice)}
 
 
 def make_features(name: str, options: dict[str, Any] | None = None, game: str | None = None) -> ObservationFeatures:
@@ -181,5 +275,5 @@ def features_from_dict(data: Any) -> ObservationFeatures:
     return make_features(data["name"], data.get("options", {}))
 
 
-__all__ = ["FEATURES", "MegaGemAdvice", "MegaGemTunedAdvice", "MegaGemTunedValuation", "MegaGemValuation",
-           "ObservationFeatures", "features_from_dict", "make_features"]
+__all__ = ["FEATURES", "GemJamLookaheadAdvice", "MegaGemAdvice", "MegaGemTunedAdvice", "MegaGemTunedValuation",
+           "MegaGemValuation", "ObservationFeatures", "features_from_dict", "make_features"]

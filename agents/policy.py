@@ -86,7 +86,16 @@ class PolicyAgent(BaseAgent):
                 raise ValueError(f"the first layer takes {self.input_size} inputs: too few for an observation "
                                  f"and the {features.size} numbers of {features.name}")
             self.metadata["features"] = features.to_dict()
+        #: features computed from the engine state make the policy a search-like agent: it is asked through
+        #: act_with_state (gemenvs.agents.match.decide), never act
+        self.needs_state = bool(features is not None and features.needs_state)
         super().__init__(num_actions=self.layers[-1][0].shape[1], seed=seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the sampling RNG, and the features' own randomness (if any)."""
+        super().reset(seed)
+        if self.features is not None:
+            self.features.reset(seed)
 
     @property
     def input_size(self) -> int:
@@ -104,6 +113,10 @@ class PolicyAgent(BaseAgent):
         """The network's input rows: the observations, with the features computed from them and ``masks``."""
         if self.features is None:
             return x
+        if self.features.needs_state:
+            raise ValueError(f"this policy reads the observation features {self.features.name}, computed from the "
+                             "engine state: play it through gemenvs.agents.match (decide, play_game), which calls "
+                             "act_with_state")
         if masks is None:
             raise ValueError(f"this policy reads the observation features {self.features.name}, computed from "
                              "the observation and the action mask: pass the mask")
@@ -145,7 +158,37 @@ class PolicyAgent(BaseAgent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)
-        z = self.logits(observation, action_mask)[legal]
+        return self._choose(self.logits(observation, action_mask)[legal], legal)
+
+    def act_with_state(self, state, seat: int, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The choice of a policy whose features are computed from the engine state (``needs_state``):
+        ``seat``'s ``observation`` in ``state`` with the features' numbers for that decision appended."""
+        if not self.needs_state:
+            return self.act(observation, action_mask)
+        x = np.asarray(observation, dtype=np.float32)
+        if x.shape != (self.observation_size,):
+            raise ValueError(f"this policy reads observations of shape ({self.observation_size},), "
+                             f"got {x.shape}: was it trained on another game or player count?")
+        legal = legal_actions(action_mask)
+        if legal.size == 1:  # (nothing to choose: the features are not computed)
+            return int(legal[0])
+        return self._choose(self._forward(self.features.augment_state(x, state, seat))[legal], legal)
+
+    def logits_inputs(self, inputs: np.ndarray) -> np.ndarray:
+        """Unmasked logits of network input rows that already hold the features' numbers (``(input_size,)`` or
+        ``(N, input_size)``), e.g. the rows of pretraining games, which computed them from the state."""
+        x = np.asarray(inputs, dtype=np.float32)
+        if x.shape[-1:] != (self.input_size,) or x.ndim > 2:
+            raise ValueError(f"this policy's network reads rows of {self.input_size} inputs; got shape {x.shape}")
+        return self._forward(x)
+
+    def act_inputs(self, inputs: np.ndarray, action_mask: np.ndarray) -> int:
+        """:meth:`act` on one network input row that already holds the features' numbers."""
+        legal = legal_actions(action_mask)
+        return self._choose(self.logits_inputs(inputs)[legal], legal)
+
+    def _choose(self, z: np.ndarray, legal: np.ndarray) -> int:
+        """The action among ``legal`` by their logits ``z``: the best, or a sample of their softmax."""
         if self.deterministic:
             return int(legal[int(np.argmax(z))])
         # Gumbel-max trick: argmax(logits + Gumbel noise) is a sample of softmax(logits)
@@ -209,9 +252,13 @@ class PolicyAgent(BaseAgent):
         obs_size = int(np.prod(env.observation_space(first)["observation"].shape))
         actions = int(env.action_space(first).n)
         if (self.observation_size, self.num_actions) != (obs_size, actions):
+            hint = "was it trained on another game or player count?"
+            if self.features is None and self.observation_size > obs_size and self.num_actions == actions:
+                hint = (f"was it trained with observation features ({self.observation_size - obs_size} numbers after "
+                        f"the observation)? Load the .npz its run wrote (best_model.npz, final_model.npz), which "
+                        f"names them; a .zip cannot")
             raise ValueError(f"{label} reads {self.observation_size} observation values and plays "
-                             f"{self.num_actions} actions, but {where} has {obs_size} and {actions}: "
-                             f"was it trained on another game or player count?")
+                             f"{self.num_actions} actions, but {where} has {obs_size} and {actions}: {hint}")
         game = getattr(getattr(env, "unwrapped", env), "game", None)
         if self.features is not None and getattr(game, "name", self.features.game) != self.features.game:
             raise ValueError(f"{label} reads the observation features {self.features.name} of {self.features.game}, "
@@ -227,8 +274,9 @@ class PolicyAgent(BaseAgent):
 
     @classmethod
     def from_sb3(cls, model, deterministic: bool = True, seed: int | None = None,
-                 metadata: dict | None = None) -> "PolicyAgent":
-        """The actor of a MaskablePPO model (or its policy) with an MLP over flat observations."""
+                 metadata: dict | None = None, features: ObservationFeatures | None = None) -> "PolicyAgent":
+        """The actor of a MaskablePPO model (or its policy) with an MLP over flat observations (and ``features``
+        after them, if it was trained on some)."""
         policy = getattr(model, "policy", model)
         extractor = getattr(policy, "pi_features_extractor", None) or getattr(policy, "features_extractor", None)
         if type(extractor).__name__ != "FlattenExtractor" or not hasattr(policy, "mlp_extractor"):
@@ -247,7 +295,7 @@ class PolicyAgent(BaseAgent):
         if len(activations) > 1:
             raise PolicyLoadError(f"PolicyAgent runs one activation throughout; this policy mixes {sorted(activations)}")
         activation = activations.pop() if activations else "identity"
-        return cls(layers, activation, deterministic=deterministic, seed=seed, metadata=metadata)
+        return cls(layers, activation, deterministic=deterministic, seed=seed, metadata=metadata, features=features)
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write the policy as an ``.npz`` that :meth:`load` reads with numpy only."""

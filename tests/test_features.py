@@ -115,9 +115,11 @@ def test_tuned_features_carry_their_weights(name):
 
 
 def test_make_features_names_what_is_wrong():
-    assert set(FEATURES) == {"megagem_valuation", "megagem_tuned_valuation", "megagem_advice", "megagem_tuned_advice"}
-    with pytest.raises(ValueError, match="unknown observation features 'nope'; known: megagem_advice, "
-                                         "megagem_tuned_advice, megagem_tuned_valuation, megagem_valuation"):
+    assert set(FEATURES) == {"megagem_valuation", "megagem_tuned_valuation", "megagem_advice", "megagem_tuned_advice",
+                             "gemjam_lookahead_advice"}
+    with pytest.raises(ValueError, match="unknown observation features 'nope'; known: gemjam_lookahead_advice, "
+                                         "megagem_advice, megagem_tuned_advice, megagem_tuned_valuation, "
+                                         "megagem_valuation"):
         make_features("nope")
     with pytest.raises(ValueError, match="read megagem observations, not gem"):
         make_features("megagem_valuation", {}, game="gem")
@@ -241,8 +243,10 @@ def test_config_checks_the_features():
     assert cfg.env.features == "megagem_valuation"
     with pytest.raises(ConfigError, match="env.features: unknown observation features 'x'"):
         load_config(configs / "megagem" / "selfplay.yaml", ["env.features=x"])
-    with pytest.raises(ConfigError, match="env.features runs on backend lean only"):
-        load_config(configs / "megagem" / "selfplay_sb3.yaml", ["env.features=megagem_valuation"])
+    sb3 = load_config(configs / "megagem" / "selfplay_sb3.yaml", ["env.features=megagem_valuation"])
+    assert sb3.backend == "sb3" and sb3.env.features == "megagem_valuation"
+    with pytest.raises(ConfigError, match="env.features runs on backends lean and sb3"):
+        load_config(configs / "megagem" / "selfplay_sb3.yaml", ["env.features=megagem_valuation", "backend=rllib"])
 
 
 def test_a_lean_run_on_features_clones_and_saves_policies_that_read_them(tmp_path):
@@ -284,6 +288,34 @@ def test_a_lean_run_on_features_clones_and_saves_policies_that_read_them(tmp_pat
     assert train(cfg, resume=run) == run
     assert find_checkpoint(run).name == "step_000000768"
     assert PolicyAgent.load(run / "final_model.npz").features.name == "megagem_valuation"
+
+
+def test_an_sb3_run_on_features_saves_policies_that_read_them(tmp_path):
+    """The SB3 path (on the batched engine's VecEnv here) takes observation features too: the pretraining, the
+    network, the snapshots and the final model read them."""
+    pytest.importorskip("sb3_contrib")
+    from pathlib import Path
+
+    from gemenvs.training.cli import main
+
+    config = Path(__file__).resolve().parents[1] / "configs" / "megagem" / "selfplay_sb3.yaml"
+    overrides = ["backend=sb3", "vec_env=batched", "n_envs=16", "ppo.n_steps=16", "ppo.batch_size=128",
+                 "ppo.n_epochs=1", "ppo.net_arch=[32]", "env.features=megagem_valuation",
+                 "pool.baselines=[random, heuristic]", "pool.snapshot_every=128", "eval.every=0",
+                 "eval.opponents=[heuristic]", "eval.charts=null", "eval.workers=1", "eval.final_games=2",
+                 "checkpoint_every=0", "progress_bar=false", f"run_root={tmp_path}", "name=sb3feat", "seed=1",
+                 "total_timesteps=512", "pretrain.teacher=heuristic", "pretrain.games=6", "pretrain.epochs=1",
+                 "pretrain.workers=1", "pretrain.dagger_rounds=1", "pretrain.dagger_games=2"]
+    assert main([str(config), *overrides]) == 0
+    run = tmp_path / "sb3feat"
+    snapshots = sorted((run / "pool").glob("snapshot_*.npz"))
+    assert snapshots, "the pool played snapshots that read the features"
+    for path in [run / "final_model.npz", snapshots[-1]]:
+        agent = PolicyAgent.load(path, deterministic=False, seed=0)
+        assert agent.features.name == "megagem_valuation" and agent.observation_size == 244
+        env = megagem_env()  # illegal_action="raise"
+        final = play_game(env, [agent] + [RandomAgent.for_env(env, seed=k) for k in range(3)], seed=2)
+        assert "winners" in final["player_0"]
 
 
 def test_the_docs_table_names_every_feature_slot():

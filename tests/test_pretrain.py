@@ -73,7 +73,8 @@ def test_a_teacher_that_reads_the_state_is_handed_it():
 
 def test_cloning_makes_the_policy_follow_the_teacher(tmp_path):
     cfg = load_config(CONFIGS / "gemjam" / "selfplay.yaml",
-                      ["n_envs=1", "ppo.net_arch=[64]", f"run_root={tmp_path}"])
+                      ["n_envs=1", "ppo.net_arch=[64]", f"run_root={tmp_path}",
+                       "env.features=null", "pretrain.teacher=rule"])
     data = collect(GEMJAM, {"num_players": 3}, "rule", games=12, seed=0, reward="win", gamma=cfg.ppo.gamma)
     env = make_vec_env(cfg)
     try:

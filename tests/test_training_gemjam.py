@@ -137,8 +137,10 @@ def test_shipped_gemjam_config():
     assert cfg.env.id == ENV_ID and cfg.env.options == {"num_players": 3} and cfg.name == "gemjam_selfplay"
     assert cfg.pool.baselines == ["random", "rule"] and cfg.eval.opponents == ["random", "rule"]
     assert cfg.eval.final_games == 1000
-    # the measured default: behaviour cloning of the rule agent with two DAgger rounds, then PPO
-    assert cfg.pretrain.teacher == "rule" and cfg.pretrain.dagger_rounds == 2 and cfg.env.reward == "margin"
+    # the measured default: the lookahead's advice as features, cloning of what it advises with a DAgger round,
+    # then PPO
+    assert cfg.env.features == "gemjam_lookahead_advice" and cfg.pretrain.teacher == "advice"
+    assert cfg.pretrain.dagger_rounds == 1 and cfg.env.reward == "margin"
     assert cfg.max_train_minutes is not None and cfg.max_train_minutes <= 30
 
 
@@ -151,15 +153,16 @@ def test_tiny_gemjam_run_saves_a_checkpoint_that_plays_a_legal_game(tmp_path):
         "pool.baselines=[random]", "pool.snapshot_every=1024", "eval.every=0", "eval.opponents=[random]",
         "eval.best_by=mean", "eval.final_games=3", "eval.workers=1",
         # the behaviour-cloning warm start with one DAgger round, in miniature
-        "pretrain.teacher=rule", "pretrain.games=3", "pretrain.epochs=1", "pretrain.workers=1",
-        "pretrain.dagger_rounds=1", "pretrain.dagger_games=2",
+        # (with the shipped features, the lookahead's advice, and their teacher)
+        "pretrain.games=3", "pretrain.epochs=1", "pretrain.workers=1", "pretrain.dagger_rounds=1",
+        "pretrain.dagger_games=2", "env.features=gemjam_lookahead_advice",
         "eval.save_games=true",  # the final evaluation's games, in the saved-game format
     ]
     run = train(load_config(CONFIG, overrides))
     ckpt = find_checkpoint(run)
     assert ckpt.name.startswith("step_") and (ckpt / "model.zip").exists() and (run / "results.json").exists()
     pre = json.loads((run / "pretrain.json").read_text())
-    assert pre["teacher"] == "rule" and [r["games"] for r in pre["rounds"]] == [3, 2]
+    assert pre["teacher"] == "advice" and [r["games"] for r in pre["rounds"]] == [3, 2]
     from gemenvs.recording import load_game
 
     saved = sorted((run / "games" / "random").glob("game_*.jsonl"))
@@ -168,7 +171,10 @@ def test_tiny_gemjam_run_saves_a_checkpoint_that_plays_a_legal_game(tmp_path):
     game = load_game(saved[0])
     assert game.env == "gemjam_v0" and game.replay() is not None and final["games"] == 3
     assert "snapshot_1024" in (ckpt / "pool.json").read_text()
-    agent = PolicyAgent.load(ckpt / "model.zip", deterministic=False, seed=0)
+    # model.zip cannot name the observation features the actor reads; the checkpoint's policy.npz does
+    agent = PolicyAgent.load(ckpt / "policy.npz", deterministic=False, seed=0)
+    assert agent.needs_state and agent.features.name == "gemjam_lookahead_advice"
+    assert (run / "final_model.npz").exists()
     env = gemjam_env(num_players=3)  # illegal_action="raise": an illegal move would fail the test
     others = [GemJamRuleAgent.for_env(env, seed=k) for k in range(2)]
     final = play_game(env, [agent] + others, seed=7)

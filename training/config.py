@@ -56,8 +56,9 @@ class EnvConfig:
     """observation features appended to the learner's observation (gemenvs.agents.features: 'megagem_valuation',
     HeuristicBidder's value of the lot, cost of a coin and largest bid considered, or 'megagem_tuned_valuation', the
     tuned bidder's; 'megagem_advice' / 'megagem_tuned_advice': those and the memory-less bidder's bid, its win
-    chance and expected gain); the policies saved read them too (named in their files); backend lean only; null:
-    the observation alone"""
+    chance and expected gain; Gem Jam: 'gemjam_lookahead_advice', the one-turn lookahead's score of every action
+    and its choice, computed from the state from the learner's seat); the policies saved read them too (named in
+    their files); backends lean and sb3; null: the observation alone"""
     potential: Literal["progress", "win_chance"] = "progress"
     """the shaping's phi: 'progress' (Game.progress) or 'win_chance' (the game's win model, Game.win_chance: Gem
     Jam's fitted chance to win, which weighs the other players' positions too; games with a model only)"""
@@ -175,7 +176,8 @@ class PretrainConfig:
     """Behaviour cloning before self-play: the policy first imitates a teacher (gemenvs.training.pretrain)."""
 
     teacher: str | None = None
-    """the agent to imitate (a baseline name of the game, or a policy path), or null for no pretraining"""
+    """the agent to imitate (a baseline name of the game, or a policy path; 'advice': what env.features advise,
+    with features that need the state, e.g. gemjam_lookahead_advice), or null for no pretraining"""
     games: int = 1000
     """games the teacher plays against itself to make the demonstrations (every seat's decisions kept)"""
     epochs: int = 8
@@ -645,15 +647,19 @@ def validate(cfg: TrainConfig) -> None:
         if cfg.backend == "lean" and game != "megagem":
             raise ConfigError(f"backend lean plays on the batched engine, which runs MegaGem only, not {game}; "
                               f"use backend sb3 (or rllib) for {game}")
+        features = None
         if cfg.env.features is not None:
             from gemenvs.agents.features import make_features
 
-            if cfg.backend != "lean":
-                raise ConfigError(f"env.features runs on backend lean only; set it to null for backend {cfg.backend}")
+            if cfg.backend == "rllib":
+                raise ConfigError("env.features runs on backends lean and sb3; set it to null for backend rllib")
             try:
-                make_features(cfg.env.features, cfg.env.options, game=game)
+                features = make_features(cfg.env.features, cfg.env.options, game=game)
             except ValueError as e:
                 raise ConfigError(f"env.features: {e}") from None
+            if features.needs_state and cfg.backend == "lean":
+                raise ConfigError(f"env.features: {features.name} is computed from the engine state, which backend "
+                                  f"lean's batched games do not hand over; use backend sb3")
         if cfg.pool.family.members and game != "megagem":
             raise ConfigError(f"pool.family: the tuned bidder family plays MegaGem only, not {game}; "
                               f"set pool.family.members to 0")
@@ -676,7 +682,11 @@ def validate(cfg: TrainConfig) -> None:
             if twice:
                 raise ConfigError(f"pool.baselines names {', '.join(twice)}, which pool.family adds too")
         check_opponent_names(env, cfg.eval.opponents, "eval.opponents")
-        if cfg.pretrain.teacher is not None:
+        if cfg.pretrain.teacher == "advice":
+            if features is None or not callable(getattr(features, "advised", None)):
+                raise ConfigError("pretrain.teacher 'advice' plays what env.features advise; it needs features that "
+                                  "advise an action (e.g. gemjam_lookahead_advice)")
+        elif cfg.pretrain.teacher is not None:
             check_opponent_names(env, [cfg.pretrain.teacher], "pretrain.teacher")
     finally:
         env.close()

@@ -18,6 +18,11 @@ only has to find what the teacher does wrong. Two steps, both before ``model.lea
 The teacher is any opponent spec the pool takes (a baseline name of the game, or a saved policy), or an
 agent that reads the engine state (``needs_state``, e.g. Gem Jam's ``lookahead``): it is handed the
 state of the game in progress, as in matches (:func:`gemenvs.agents.match.decide`).
+
+Observation features computed from the engine state (``needs_state``, e.g. ``gemjam_lookahead_advice``)
+are computed in the games themselves, for every kept decision; and the teacher :data:`ADVICE` plays
+what those features advise (their ``advised`` action: for ``gemjam_lookahead_advice``, the lookahead's
+choice), so the clone learns to read them.
 """
 from __future__ import annotations
 
@@ -33,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from gemenvs.agents.features import features_from_dict
 from gemenvs.agents.match import decide
 from gemenvs.core.rewards import terminal_rewards
 from gemenvs.wrappers.single_agent import build_opponent, make_aec_env
@@ -57,36 +63,57 @@ class Demonstrations:
                               self.game[rows])
 
 
+#: the teacher that plays what the run's observation features advise (features that need the state and have
+#: an ``advised`` action, e.g. ``gemjam_lookahead_advice``)
+ADVICE = "advice"
+
+
 def _play_games(env_id: str, options: dict, teacher: str, reward: str, gamma: float, seeds: list[int],
-                student=None):
+                student=None, features: dict | None = None):
     """Games ``seeds`` on the engine, as rows of :class:`Demonstrations`.
 
     Without ``student`` the teacher plays every seat and every seat's decisions are kept. With a
     ``student`` (an agent) it takes seat ``seed % n`` against the teacher in the others, and only
     its decisions are kept, labelled with the action the teacher would have taken there (DAgger).
+    ``features`` (the plain-JSON description of observation features that need the engine state): each
+    kept row is the observation with their numbers appended, computed here from the state.
     """
     env = make_aec_env(env_id, **options)
     game = env.unwrapped.game
     n = len(env.possible_agents)
+    feats = features_from_dict(features) if features is not None else None
+    if feats is not None and not feats.needs_state:
+        raise ValueError(f"{feats.name} is computed from observations: append it after collecting (with_features)")
+    if teacher == ADVICE and feats is None:
+        raise ValueError(f"the teacher {ADVICE!r} plays what observation features that need the state advise; "
+                         f"none were given")
     obs, masks, actions, returns, index = [], [], [], [], []
     for seed in seeds:
-        agents = [build_opponent(game.name, teacher, env, seed=seed * 1009 + i) for i in range(n)]
+        agents = [None if teacher == ADVICE else build_opponent(game.name, teacher, env, seed=seed * 1009 + i)
+                  for i in range(n)]
         learner = seed % n if student is not None else None
         if student is not None:
             student.reset(seed=seed)
+        if feats is not None:
+            feats.reset(seed=seed * 7919 + 17)
         state = game.new_state(seed)
         seats = []
         while not game.is_over(state):
             p = game.to_act(state)[0]
             o, m = game.observe(state, p), game.legal_mask(state, p)
-            a = decide(agents[p], state, p, o, m)  # (a search teacher, needs_state, is handed the state)
-            if learner is None or p == learner:
-                obs.append(o)
+            keep = learner is None or p == learner
+            row = feats.augment_state(o, state, p) if feats is not None and (keep or teacher == ADVICE) else o
+            if teacher == ADVICE:
+                a = feats.advised(row)
+            else:
+                a = decide(agents[p], state, p, o, m)  # (a search teacher, needs_state, is handed the state)
+            if keep:
+                obs.append(row)
                 masks.append(m.astype(bool))
                 actions.append(a)
                 seats.append(p)
-            if p == learner:
-                a = student.act(o, m)
+            if p == learner:  # (a student reading state features chooses from the row that holds them)
+                a = student.act_inputs(row, m) if feats is not None else student.act(o, m)
             game.apply(state, p, a)
         res = game.results(state)
         final = terminal_rewards(reward, res.scores, game.score_scale, res.rank_keys)
@@ -105,16 +132,17 @@ def _play_games(env_id: str, options: dict, teacher: str, reward: str, gamma: fl
 
 
 def collect(env_id: str, options: dict, teacher: str, games: int, seed: int = 0, reward: str = "win",
-            gamma: float = 1.0, workers: int = 1, student=None) -> Demonstrations:
+            gamma: float = 1.0, workers: int = 1, student=None, features: dict | None = None) -> Demonstrations:
     """``games`` games (seeds ``seed...``): the teacher against itself with every seat's decisions kept,
-    or, given a ``student`` agent, the student in one seat with its decisions labelled by the teacher."""
+    or, given a ``student`` agent, the student in one seat with its decisions labelled by the teacher.
+    ``features``: see :func:`_play_games` (observation features computed from the state, as plain JSON)."""
     seeds = list(range(seed, seed + games))
     chunks = [c for c in (seeds[i::max(workers, 1)] for i in range(max(workers, 1))) if c]
     if workers <= 1 or len(chunks) == 1:
-        parts = [_play_games(env_id, options, teacher, reward, gamma, seeds, student)]
+        parts = [_play_games(env_id, options, teacher, reward, gamma, seeds, student, features)]
     else:
         with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("forkserver")) as pool:
-            parts = list(pool.map(_play_games, *zip(*[(env_id, options, teacher, reward, gamma, c, student)
+            parts = list(pool.map(_play_games, *zip(*[(env_id, options, teacher, reward, gamma, c, student, features)
                                                       for c in chunks])))
     return Demonstrations(*(np.concatenate(arrays) for arrays in zip(*parts)))
 
@@ -193,8 +221,9 @@ PRETRAIN_SEED = 2_000_003
 
 def with_features(data: Demonstrations, features) -> Demonstrations:
     """``data`` with each row's observation features (:mod:`gemenvs.agents.features`) appended to its observation,
-    what a policy trained on them reads (``features`` None: ``data`` itself)."""
-    if features is None:
+    what a policy trained on them reads (``features`` None, or features that need the state, which the games
+    computed already: ``data`` itself)."""
+    if features is None or features.needs_state:
         return data
     return dataclasses.replace(data, obs=features.augment(data.obs, data.masks))
 
@@ -212,8 +241,9 @@ def pretrain(cfg, policy, student: Callable[[], object], run_dir: Path,
           + (f", then {p.dagger_rounds} DAgger rounds of {p.dagger_games} games" if p.dagger_rounds else ""))
     start = time.time()
     seed = cfg.seed + PRETRAIN_SEED
+    in_games = features.to_dict() if features is not None and features.needs_state else None
     data = with_features(collect(cfg.env.id, cfg.env.options, p.teacher, p.games, seed=seed, reward=cfg.env.reward,
-                                 gamma=cfg.ppo.gamma, workers=p.workers), features)
+                                 gamma=cfg.ppo.gamma, workers=p.workers, features=in_games), features)
     rounds = [{"games": p.games, "collect_seconds": time.time() - start}]
     report = clone(policy, data, p.epochs, p.batch_size, p.learning_rate, p.value_coef, seed=cfg.seed)
     rounds[-1].update(dataclasses.asdict(report))
@@ -223,9 +253,14 @@ def pretrain(cfg, policy, student: Callable[[], object], run_dir: Path,
         agent = student()
         seed += max(p.games, p.dagger_games)  # fresh games every round
         new = collect(cfg.env.id, cfg.env.options, p.teacher, p.dagger_games, seed=seed, reward=cfg.env.reward,
-                      gamma=cfg.ppo.gamma, workers=p.workers, student=agent)
-        agreement = float(np.mean(agent.act_batch(new.obs, new.masks.astype(np.int8)) == new.actions)) \
-            if len(new) else float("nan")
+                      gamma=cfg.ppo.gamma, workers=p.workers, student=agent, features=in_games)
+        if not len(new):
+            agreement = float("nan")
+        elif in_games is not None:  # the rows hold the features the student read
+            agreement = float(np.mean(np.where(new.masks, agent.logits_inputs(new.obs), -np.inf).argmax(1)
+                                      == new.actions))
+        else:
+            agreement = float(np.mean(agent.act_batch(new.obs, new.masks.astype(np.int8)) == new.actions))
         data = concatenate([data, with_features(new, features)])
         rounds.append({"games": p.dagger_games, "collect_seconds": time.time() - t,
                        "student_agreement_on_own_states": agreement})
@@ -243,5 +278,5 @@ def pretrain(cfg, policy, student: Callable[[], object], run_dir: Path,
     return report
 
 
-__all__ = ["PRETRAIN_SEED", "CloneReport", "Demonstrations", "clone", "collect", "concatenate", "pretrain",
+__all__ = ["ADVICE", "PRETRAIN_SEED", "CloneReport", "Demonstrations", "clone", "collect", "concatenate", "pretrain",
            "with_features"]

@@ -78,7 +78,8 @@ class _EnvFactory:
         env = SingleAgentEnv(self.env_cfg.id, opponents=PoolOpponents(seat_mix=self.seat_mix),
                              learner_seat=self.env_cfg.learner_seat, reward=self.env_cfg.reward,
                              shaping=self.env_cfg.shaping, shaping_gamma=self.gamma,
-                             potential=self.env_cfg.potential, **self.env_cfg.options)
+                             potential=self.env_cfg.potential, features=self.env_cfg.features,
+                             features_options=self.env_cfg.options, **self.env_cfg.options)
         return Monitor(env)
 
 
@@ -119,9 +120,24 @@ def make_vec_env(cfg: TrainConfig) -> VecEnv:
         limit_numpy_blas_threads(cfg.torch_threads)  # the frozen policies' forward passes run in this process
         # (MegaGem has no shaping potential, so env.shaping changes nothing on either path)
         return BatchedVecEnv(cfg.n_envs, None, learner_seat=cfg.env.learner_seat, reward=cfg.env.reward,
-                             seat_mix=cfg.pool.seat_mix, seed=cfg.seed, env_id=cfg.env.id, **cfg.env.options)
+                             seat_mix=cfg.pool.seat_mix, seed=cfg.seed, env_id=cfg.env.id, features=cfg.env.features,
+                             **cfg.env.options)
     fns = [_EnvFactory(cfg) for _ in range(cfg.n_envs)]
     return MasksFromInfos(SubprocVecEnv(fns) if cfg.n_envs > 1 else DummyVecEnv(fns))
+
+
+def run_features(cfg: TrainConfig):
+    """A fresh instance of the run's observation features (``env.features``; None without), for one agent."""
+    if cfg.env.features is None:
+        return None
+    from gemenvs.agents.features import make_features
+
+    return make_features(cfg.env.features, cfg.env.options)
+
+
+def policy_agent(model: MaskablePPO, cfg: TrainConfig, **kwargs) -> PolicyAgent:
+    """The model's actor as a :class:`PolicyAgent`, reading the run's observation features (if any)."""
+    return PolicyAgent.from_sb3(model, features=run_features(cfg), **kwargs)
 
 
 def make_model(cfg: TrainConfig, env: VecEnv) -> MaskablePPO:
@@ -158,13 +174,13 @@ class Trainer(RunSchedule):
         """Freeze the current actor into the pool."""
         name = f"snapshot_{step}"
         path = Path("pool") / f"{name}.npz"
-        PolicyAgent.from_sb3(model, metadata={"step": step}).save(self.run_dir / path)
+        policy_agent(model, self.cfg, metadata={"step": step}).save(self.run_dir / path)
         self.pool.add_snapshot(name, str(path))
 
     def evaluate(self, model: MaskablePPO, step: int, logger) -> dict:
         """Periodic evaluation against each baseline; keeps best_model.zip; returns win rates."""
         e = self.cfg.eval
-        focal = PolicyAgent.from_sb3(model, deterministic=e.deterministic)
+        focal = policy_agent(model, self.cfg, deterministic=e.deterministic)
         results = evaluate(focal, self.cfg.env.id, self.cfg.env.options, e.opponents, e.games,
                            seed=self.cfg.seed, workers=e.workers, charts=e.charts)
         path = self.run_dir / "eval.csv"
@@ -186,6 +202,8 @@ class Trainer(RunSchedule):
         ckpt = self.run_dir / "checkpoints" / f"step_{step:09d}"
         ckpt.mkdir(parents=True, exist_ok=True)
         model.save(ckpt / "model.zip")
+        if self.cfg.env.features is not None:  # (model.zip cannot name the features the actor reads; this file does)
+            policy_agent(model, self.cfg, metadata={"step": step}).save(ckpt / "policy.npz")
         save_config(self.cfg, ckpt / "config.yaml")
         (ckpt / "pool.json").write_text(json.dumps(self.pool.to_dict(), indent=1))
         (ckpt / "trainer.json").write_text(json.dumps(self.state_dict(), indent=1))
@@ -336,6 +354,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     train_seconds = time.time() - start
     step = model.num_timesteps
     model.save(run_dir / "final_model.zip")
+    if cfg.env.features is not None:  # (a .zip cannot name the features the network reads; the .npz does)
+        policy_agent(model, cfg, metadata={"step": step}).save(run_dir / "final_model.npz")
     trainer.checkpoint(model, step)
     finish(cfg, trainer, model, train_seconds)
     return run_dir
@@ -345,13 +365,13 @@ def pretrain(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO) -> CloneRep
     """Behaviour cloning of ``cfg.pretrain.teacher`` into ``model``, then ``dagger_rounds`` DAgger rounds
     (:func:`gemenvs.training.pretrain.pretrain`); written to pretrain.json and, when periodic evaluation is
     on, evaluated as step 0 of the learning curve."""
-    return run_pretrain(cfg, model.policy, lambda: PolicyAgent.from_sb3(model, deterministic=True),
-                        trainer.run_dir, lambda: trainer.evaluate(model, 0, model.logger))
+    return run_pretrain(cfg, model.policy, lambda: policy_agent(model, cfg, deterministic=True),
+                        trainer.run_dir, lambda: trainer.evaluate(model, 0, model.logger), features=run_features(cfg))
 
 
 def finish(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO, train_seconds: float) -> None:
     """Final table against each baseline, results files and the learning curve."""
-    final_evaluation(cfg, trainer.run_dir, PolicyAgent.from_sb3(model), trainer.best_step, trainer.players,
+    final_evaluation(cfg, trainer.run_dir, policy_agent(model, cfg), trainer.best_step, trainer.players,
                      model.num_timesteps, train_seconds)
 
 

@@ -34,6 +34,11 @@ Opponents can be given as:
 * an :class:`~gemenvs.agents.base.Agent` object (the same object plays every other seat);
 * a list of the above, one per opponent seat, in clockwise order from the learner;
 * an :class:`OpponentSampler`, asked for new opponents before every episode (the self-play pool).
+
+With ``features`` (:mod:`gemenvs.agents.features`) the learner's observation has the features' numbers
+appended: computed from the observation and mask, or, for features that need the engine state (Gem Jam's
+``gemjam_lookahead_advice``), from the state through the features' own ``from_state`` (a search from the
+learner's seat that reads only what the seat can see); once the game is over they are zeros.
 """
 from __future__ import annotations
 
@@ -159,6 +164,9 @@ class SingleAgentEnv(gymnasium.Env):
         shaping_gamma: the discount in [0, 1] of that shaping, which should be the learner's own.
         potential: the shaping's ``phi``: ``"progress"`` (:meth:`Game.progress`) or ``"win_chance"``
             (:meth:`Game.win_chance`, for games with a win model).
+        features: observation features appended to the learner's observation: a registered name
+            (:data:`gemenvs.agents.features.FEATURES`, built with ``features_options``, by default the game's
+            options) or an :class:`~gemenvs.agents.features.ObservationFeatures`; None: none.
         **options: game and reward options passed to the AEC environment (``num_players``, ``reward``...).
     """
 
@@ -167,7 +175,8 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(self, env_id: str = "gemenvs/MegaGem-v0", opponents: Any = "random",
                  learner_seat: int | None = None, illegal_action: str = "terminate",
                  render_mode: str | None = None, env_fn: Callable[..., Any] | None = None,
-                 shaping: float = 0.0, shaping_gamma: float = 1.0, potential: str = "progress", **options):
+                 shaping: float = 0.0, shaping_gamma: float = 1.0, potential: str = "progress",
+                 features: Any = None, features_options: dict | None = None, **options):
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise'; got {illegal_action!r}")
         for key, value, high in (("shaping", shaping, None), ("shaping_gamma", shaping_gamma, 1.0)):
@@ -199,6 +208,13 @@ class SingleAgentEnv(gymnasium.Env):
         self.render_mode = render_mode
         first = self.agent_names[0]
         self.observation_space = self.raw.observation_space(first)["observation"]
+        self.features = self._build_features(features, features_options)
+        if self.features is not None:  # the features' numbers after the observation's, unbounded
+            box = self.observation_space
+            k = self.features.size
+            self.observation_space = spaces.Box(
+                np.concatenate([box.low.ravel(), np.full(k, -np.inf, np.float32)]),
+                np.concatenate([box.high.ravel(), np.full(k, np.inf, np.float32)]), dtype=np.float32)
         self.action_space = spaces.Discrete(int(self.raw.action_space(first).n))
         self.learner = first
         self.seat = 0
@@ -224,6 +240,8 @@ class SingleAgentEnv(gymnasium.Env):
             for agent in agents:
                 agent.reset(seed=int(rng.integers(2**31)))
             self.aec.reset(seed=int(rng.integers(2**31)))
+            if self.features is not None:
+                self.features.reset(seed=int(rng.integers(2**31)))
             self._over = False
             self._play_opponents()  # rewards before the learner's first decision are zero in every game
             if not self._over:
@@ -306,10 +324,32 @@ class SingleAgentEnv(gymnasium.Env):
             return 0.0
         return float(getattr(self.raw.game, self.potential)(self.raw.game_state, self.seat))
 
+    def _build_features(self, features: Any, options: dict | None):
+        """The observation features the learner reads (None: none), checked against this game."""
+        if features is None:
+            return None
+        from gemenvs.agents.features import ObservationFeatures, make_features
+
+        game = self.raw.game
+        if isinstance(features, str):
+            return make_features(features, game.options() if options is None else options, game=game.name)
+        if not isinstance(features, ObservationFeatures):
+            raise TypeError(f"features must be a registered name or an ObservationFeatures; "
+                            f"got {type(features).__name__}")
+        if features.game != game.name:
+            raise ValueError(f"the observation features {features.name} read {features.game}, not {game.name}")
+        return features
+
     def _observation(self) -> np.ndarray:
         if self._over:
-            return np.asarray(self.raw.observe(self.learner)["observation"], dtype=np.float32).copy()
-        return np.asarray(self._last_obs, dtype=np.float32).copy()
+            obs = np.asarray(self.raw.observe(self.learner)["observation"], dtype=np.float32).copy()
+            return obs if self.features is None else np.concatenate([obs, np.zeros(self.features.size, np.float32)])
+        obs = np.asarray(self._last_obs, dtype=np.float32).copy()
+        if self.features is None:
+            return obs
+        if self.features.needs_state:
+            return self.features.augment_state(obs, self.raw.game_state, self.seat)
+        return self.features.augment(obs, self._mask)
 
     def _final_info(self) -> dict[str, Any]:
         """Outcome of the finished game for the learner: win share, score and margin when the game scored."""
