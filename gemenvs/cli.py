@@ -29,7 +29,7 @@ EXAMPLES = """examples:
   gemenvs play megagem --players 3 --opponents heuristic --seed 7 --save game.jsonl
   gemenvs play gem --players 2 --opponents greedy
   gemenvs play gemjam --opponents rule random --option max_rounds=5
-  gemenvs play gemjam --opponents runs/gemjam_selfplay/best_model.zip
+  gemenvs play gemjam --opponents runs/gemjam_selfplay/best_model.npz
   gemenvs replay game.jsonl --seat 0
   gemenvs replay game.jsonl --gif game.gif
 """

@@ -176,6 +176,9 @@ def test_defaults_follow_the_game():
                                    "baselines": ["random", "greedy"], "opponents": ["random", "greedy"]}),
     ("configs/gemjam/selfplay.yaml", {"name": "gemjam_selfplay", "options": {"num_players": 3},
                                       "baselines": ["random", "rule"], "opponents": ["random", "rule"]}),
+    ("configs/gemjam/selfplay_policy_only.yaml", {"name": "gemjam_selfplay_policy_only",
+                                                  "options": {"num_players": 3}, "baselines": ["random", "rule"],
+                                                  "opponents": ["random", "rule"]}),
 ])
 def test_shipped_configs_load_unchanged(path, expected):
     cfg = load_config(ROOT / path)
