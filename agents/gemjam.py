@@ -228,6 +228,9 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
         if policy is not None:
             if not callable(getattr(policy, "logits", None)):
                 raise TypeError(f"policy must be a PolicyAgent (gemenvs.agents.policy); got {type(policy).__name__}")
+            if getattr(policy, "needs_state", False):
+                raise ValueError("the policy reads observation features computed from the engine state (a search "
+                                 "already); the lookahead runs around policies that read their observation only")
             if (policy.observation_size, policy.num_actions) != (self.spec.size, self.num_actions):
                 raise ValueError(f"the policy reads {policy.observation_size} inputs and gives {policy.num_actions} "
                                  f"actions, but this game's observations have {self.spec.size} and its actions "

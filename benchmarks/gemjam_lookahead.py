@@ -16,6 +16,10 @@ other's) and the CPU seconds of the agent's own decisions per game (``time.threa
 around it: the policy's choice where nothing is searched and on ties, and the policy playing every seat in
 the rollouts, instead of GemJamRuleAgent).
 
+A policy trained on the lookahead's advice as observation features (``env.features: gemjam_lookahead_advice``,
+the default config's) plays through the same ``policy`` row; the line then also says on what share of its
+decisions with more than one legal action it played what the features advised (the lookahead's choice).
+
 ``--fit N`` plays N games of three rule agents (seeds from 200000; the shipped weights: N = 2500), keeps
 every player's :data:`~gemenvs.gemjam.winmodel.VALUE_FEATURES` at each turn start, fits the conditional-logit
 win model by maximum likelihood and prints the weights (what ``gemenvs.gemjam.winmodel.VALUE_WEIGHTS`` holds).
@@ -65,10 +69,36 @@ def make(env, row: str, policy: str | None = None):
     return GemJamLookaheadAgent.for_env(env, **parse_name(row))
 
 
+class AdviceAgreement:
+    """A policy that reads advising state features (``gemjam_lookahead_advice``), counting how often it plays the
+    advised action (``agree`` of ``decisions`` with more than one legal action); its choices are the policy's."""
+
+    needs_state = True
+
+    def __init__(self, policy: PolicyAgent):
+        self.policy, self.agree, self.decisions = policy, 0, 0
+
+    def reset(self, seed: int | None = None) -> None:
+        self.policy.reset(seed)
+
+    def act_with_state(self, state, seat: int, observation, action_mask) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        row = self.policy.features.augment_state(observation, state, seat)
+        a = self.policy.act_inputs(row, action_mask)
+        self.agree += a == self.policy.features.advised(row)
+        self.decisions += 1
+        return a
+
+
 def play(env, row: str, games: int, seed: int, policy: str | None = None) -> tuple[float, float, float, float]:
     """Win rate, its 95% half-width, mean margin and CPU seconds per game of the row's agent."""
     game = env.unwrapped.game
-    focal = TimedAgent(make(env, row, policy))
+    agent = make(env, row, policy)
+    if isinstance(agent, PolicyAgent) and callable(getattr(agent.features, "advised", None)):
+        agent = AdviceAgreement(agent)
+    focal = TimedAgent(agent)
     others = [GemJamRuleAgent.for_env(env), GemJamRuleAgent.for_env(env)]
     wins = margin = 0.0
     for g in range(seed, seed + games):
@@ -77,6 +107,9 @@ def play(env, row: str, games: int, seed: int, policy: str | None = None) -> tup
         wins += (p in r.winners) / len(r.winners)
         margin += r.scores[p] - max(s for q, s in enumerate(r.scores) if q != p)
     w = wins / games
+    if isinstance(agent, AdviceAgreement):
+        print(f"  ({row} played the advised action at {agent.agree / max(agent.decisions, 1):.1%} of its "
+              f"{agent.decisions} decisions with a choice)")
     return w, 1.96 * (w * (1 - w) / games) ** 0.5, margin / games, focal.seconds / games
 
 

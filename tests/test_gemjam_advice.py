@@ -181,3 +181,9 @@ def test_the_config_checks_state_features():
         load_config(CONFIG, ["backend=rllib"])
     with pytest.raises(ConfigError, match="env.features: unknown observation features 'lookahead'"):
         load_config(CONFIG, ["env.features=lookahead"])
+
+
+def test_no_lookahead_around_a_policy_that_reads_state_features():
+    feats = make_features("gemjam_lookahead_advice", {"num_players": 3, "samples": 1})
+    with pytest.raises(ValueError, match="computed from the engine state .* observation only"):
+        GemJamLookaheadAgent(feats.engine, policy=small_policy(feats))
