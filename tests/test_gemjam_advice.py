@@ -187,3 +187,29 @@ def test_no_lookahead_around_a_policy_that_reads_state_features():
     feats = make_features("gemjam_lookahead_advice", {"num_players": 3, "samples": 1})
     with pytest.raises(ValueError, match="computed from the engine state .* observation only"):
         GemJamLookaheadAgent(feats.engine, policy=small_policy(feats))
+
+
+def test_the_learners_features_are_seeded_with_the_episode():
+    """Two environments reset with the same seed give the learner the same observations, features included
+    (the features' redraws are reseeded every episode from the environment's generator)."""
+    from gemenvs.wrappers.single_agent import SingleAgentEnv
+
+    runs = []
+    for before in (None, 5):
+        env = SingleAgentEnv(ENV_ID, opponents="rule", num_players=3, features="gemjam_lookahead_advice",
+                             features_options={"num_players": 3, "samples": 1})
+        if before is not None:  # another episode first: its redraws must not carry over
+            _, info = env.reset(seed=before)
+            for _ in range(10):
+                env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+                info = {"action_mask": env.action_masks()}
+        obs, info = env.reset(seed=8)
+        seen = [obs]
+        for _ in range(12):
+            obs, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            seen.append(obs)
+            if done:
+                break
+        runs.append(np.array(seen))
+    assert runs[0].shape == runs[1].shape and np.array_equal(runs[0], runs[1])
+    assert runs[0][:, 3187 + 3 * A].any(), "some decision was searched"
