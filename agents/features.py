@@ -177,8 +177,9 @@ class GemJamLookaheadAdvice(ObservationFeatures):
     """:class:`~gemenvs.agents.gemjam.GemJamLookaheadAgent`'s advice on a Gem Jam decision, one block per action id:
 
     - ``value_<a>``: the lookahead's mean score of action ``a`` (its chance to win under the win model after the
-      rule agents' play to the end of the turn) minus that of GemJamRuleAgent's choice, x 10; 0 for actions not
-      tried and on decisions that are not searched;
+      rule agents' play to the end of the turn) minus that of GemJamRuleAgent's choice with the lookahead's tie
+      bonus (``margin``, 0.001) added, x 10; 0 for the rule agent's choice, for actions not tried and on decisions
+      that are not searched;
     - ``advice_<a>``: 1 for the action the lookahead plays (the rule agent's choice where nothing is searched);
     - ``rule_<a>``: 1 for GemJamRuleAgent's choice;
 
