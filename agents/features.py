@@ -229,9 +229,8 @@ class GemJamLookaheadAdvice(ObservationFeatures):
         a_n = self.num_actions
         out = np.zeros(self.size, np.float32)
         choice, value = self.agent.action_values(state, seat)
-        advice = choice
+        advice = self.agent.best(choice, value)  # the lookahead's own choice
         if value is not None:
-            advice = max(value, key=lambda a: (value[a], a == choice, -a))  # the lookahead's own choice
             base = value[choice]
             for a, v in value.items():
                 out[a] = (v - base) * self.VALUE_SCALE

@@ -272,7 +272,12 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
     def act_with_state(self, state, seat: int, observation: np.ndarray | None = None,
                        action_mask: np.ndarray | None = None) -> int:
         """A legal action of ``seat``, found on states redrawn from ``state`` by ``resample_hidden``."""
-        choice, value = self.action_values(state, seat)
+        return self.best(*self.action_values(state, seat))
+
+    @staticmethod
+    def best(choice: int, value: dict[int, float] | None) -> int:
+        """The action the lookahead plays given :meth:`action_values`' answer: the best mean score, the base
+        choice on ties, then the lowest id; the base choice where nothing was searched."""
         if value is None:
             return choice
         return max(value, key=lambda a: (value[a], a == choice, -a))
