@@ -395,7 +395,13 @@ class HeuristicBidder(_MegaGemAgent):
             if value >= 1.0 and not (b >= limit and value > limit):  # skip bids censored by the limit
                 _push(self._ratios[p], b / value, self.history_len)
 
+    #: factor on every predicted opponent bid (ParametricBidder's ``opp_bid_scale`` weight; 1 here)
+    _opp_bid_scale = 1.0
+
     def _opponent_samples(self, v: View, cat: str, values: list[float], limits: list[int]) -> list[np.ndarray]:
+        """Each opponent's predicted bids on this lot (sorted): its history of bid ratios or fractions in this
+        game, else the priors, times ``_opp_bid_scale``, rounded and capped at its limit."""
+        scale = self._opp_bid_scale
         out = []
         for p in range(1, v.n):
             lim, val = limits[p], values[p]
@@ -408,7 +414,7 @@ class HeuristicBidder(_MegaGemAgent):
                     s = [f * lim for f in fracs]
                 else:
                     s = [r * val for r in ratios + list(self.prior_ratios)]
-            arr = np.minimum(np.rint(np.asarray(s, dtype=np.float64)), lim)
+            arr = np.minimum(np.rint(np.asarray(s, dtype=np.float64) * scale), lim)
             arr.sort()
             out.append(arr)
         return out
@@ -443,17 +449,10 @@ class HeuristicBidder(_MegaGemAgent):
             lam = 1.0 + (lam - 1.0) * wanted / affordable
         return min(self.lam_max, lam)
 
-    def choose_bid(self, v: View, limit: int) -> int:
-        self._learn(v)
+    def _opponents(self, v: View, kind: str, amount: int, gems: list[int], pub: list[float]) -> tuple:
+        """The opponents' values of this lot (public information) and bid limits, (category, values, limits) by
+        seat; records the auction as pending, so that :meth:`_learn` reads the bids it gets."""
         n = v.n
-        kind, amount = AUCTION_TYPE[v.card], AUCTION_AMOUNT[v.card]
-        gems = lot_gems(v)
-        mine, _ = private_values(v)
-        unseen_pub = unseen_counts(v, False)
-        pub = public_values(v, unseen=unseen_pub)
-        lam = self._shadow_price(v, pub, unseen_pub, len(gems))
-
-        # opponents' values (public information) and limits
         opp_values = [0.0] * n
         limits = [0] * n
         extra = amount if kind == _LOAN else 0
@@ -465,6 +464,38 @@ class HeuristicBidder(_MegaGemAgent):
                 opp_values[p] = float(amount)
         cat = _LOAN if kind == _LOAN else "value"
         self._pending = (v.round, cat, [(opp_values[p], limits[p], extra) for p in range(n)], list(v.coins))
+        return cat, opp_values, limits
+
+    def _best_bid(self, v: View, cat: str, opp_values: list[float], limits: list[int], value: float,
+                  cost_rate: float, top: int) -> int:
+        """The bid in 0..top with the largest expected gain, chance to win x (value - cost_rate x bid), the chance
+        from the opponents' predicted bids (:meth:`_opponent_samples`) and the tie order."""
+        samples = self._opponent_samples(v, cat, opp_values, limits)
+        bids = np.arange(top + 1, dtype=np.float64)
+        win = np.ones(top + 1)
+        for p, s in zip(range(1, v.n), samples):
+            lt = np.searchsorted(s, bids, "left")
+            if v.tie_random:
+                q = (lt + 0.5 * (np.searchsorted(s, bids, "right") - lt)) / s.size
+            elif v.tie_rank[0] < v.tie_rank[p]:
+                q = np.searchsorted(s, bids, "right") / s.size
+            else:
+                q = lt / s.size
+            win *= q
+        eu = win * (value - cost_rate * bids)
+        return int(np.argmax(eu))
+
+    def choose_bid(self, v: View, limit: int) -> int:
+        self._learn(v)
+        n = v.n
+        kind, amount = AUCTION_TYPE[v.card], AUCTION_AMOUNT[v.card]
+        gems = lot_gems(v)
+        mine, _ = private_values(v)
+        unseen_pub = unseen_counts(v, False)
+        pub = public_values(v, unseen=unseen_pub)
+        lam = self._shadow_price(v, pub, unseen_pub, len(gems))
+
+        cat, opp_values, limits = self._opponents(v, kind, amount, gems, pub)
 
         if kind == _TREASURE:
             value = sum(mine[c] for c in gems) + mission_gain(v, 0, gems, self.progress)
@@ -482,20 +513,7 @@ class HeuristicBidder(_MegaGemAgent):
         top = limit if cost_rate <= 1e-9 else min(limit, int(value / cost_rate) + 1)
         if top <= 0:
             return 0
-        samples = self._opponent_samples(v, cat, opp_values, limits)
-        bids = np.arange(top + 1, dtype=np.float64)
-        win = np.ones(top + 1)
-        for p, s in zip(range(1, n), samples):
-            lt = np.searchsorted(s, bids, "left")
-            if v.tie_random:
-                q = (lt + 0.5 * (np.searchsorted(s, bids, "right") - lt)) / s.size
-            elif v.tie_rank[0] < v.tie_rank[p]:
-                q = np.searchsorted(s, bids, "right") / s.size
-            else:
-                q = lt / s.size
-            win *= q
-        eu = win * (value - cost_rate * bids)
-        return int(np.argmax(eu))
+        return self._best_bid(v, cat, opp_values, limits, value, cost_rate, top)
 
     # ---------------------------------------------------------------- reveal
 

@@ -35,7 +35,7 @@ from types import MappingProxyType, SimpleNamespace
 import numpy as np
 
 from gemenvs.agents.megagem import (
-    _INVEST, _LOAN, _TREASURE, HeuristicBidder, View, _cv, lot_gems, mission_gain, private_values, public_values,
+    _INVEST, _TREASURE, HeuristicBidder, View, lot_gems, mission_gain, private_values, public_values,
     unseen_counts,
 )
 from gemenvs.core.spec import ActionSpec, ObservationSpec
@@ -286,24 +286,9 @@ class ParametricBidder(HeuristicBidder):
             lam = 1.0 + (lam - 1.0) * max(0.0, 1.0 - self.w.endgame_spend * _stage(v))
         return lam
 
-    def _opponent_samples(self, v: View, cat: str, values: list[float], limits: list[int]) -> list[np.ndarray]:
-        scale = self.w.opp_bid_scale
-        out = []
-        for p in range(1, v.n):
-            lim, val = limits[p], values[p]
-            if cat == _LOAN:
-                fr = self._loan_fracs[p] + list(self.prior_fracs)
-                s = [f * lim for f in fr]
-            else:
-                ratios, fracs = self._ratios[p], self._fracs[p]
-                if len(fracs) >= 4 and _cv(fracs) < _cv(ratios):
-                    s = [f * lim for f in fracs]
-                else:
-                    s = [r * val for r in ratios + list(self.prior_ratios)]
-            arr = np.minimum(np.rint(np.asarray(s, dtype=np.float64) * scale), lim)
-            arr.sort()
-            out.append(arr)
-        return out
+    @property
+    def _opp_bid_scale(self) -> float:
+        return self.w.opp_bid_scale
 
     # ---------------------------------------------------------------- bids
 
@@ -323,17 +308,7 @@ class ParametricBidder(HeuristicBidder):
         lam = self._shadow_price(v, pub, unseen_pub, len(gems))
 
         # opponents' values (public information) and limits: HeuristicBidder's model, unweighted
-        opp_values = [0.0] * n
-        limits = [0] * n
-        extra = amount if kind == _LOAN else 0
-        for p in range(1, n):
-            limits[p] = v.coins[p] + extra
-            if kind == _TREASURE:
-                opp_values[p] = sum(pub[c] for c in gems) + mission_gain(v, p, gems, (1.0, 0.0))
-            elif kind == _INVEST:
-                opp_values[p] = float(amount)
-        cat = _LOAN if kind == _LOAN else "value"
-        self._pending = (v.round, cat, [(opp_values[p], limits[p], extra) for p in range(n)], list(v.coins))
+        cat, opp_values, limits = self._opponents(v, kind, amount, gems, pub)
 
         if kind == _TREASURE:
             top_row = len(v.chart) - 1
@@ -364,20 +339,7 @@ class ParametricBidder(HeuristicBidder):
         self.last_valuation = (float(value), float(cost_rate), max(int(top), 0))
         if top <= 0:
             return 0
-        samples = self._opponent_samples(v, cat, opp_values, limits)
-        bids = np.arange(top + 1, dtype=np.float64)
-        win = np.ones(top + 1)
-        for p, s in zip(range(1, n), samples):
-            lt = np.searchsorted(s, bids, "left")
-            if v.tie_random:
-                q = (lt + 0.5 * (np.searchsorted(s, bids, "right") - lt)) / s.size
-            elif v.tie_rank[0] < v.tie_rank[p]:
-                q = np.searchsorted(s, bids, "right") / s.size
-            else:
-                q = lt / s.size
-            win *= q
-        eu = win * (value - cost_rate * bids)
-        return int(np.argmax(eu))
+        return self._best_bid(v, cat, opp_values, limits, value, cost_rate, top)
 
     # ---------------------------------------------------------------- reveal
 
