@@ -517,10 +517,18 @@ class HeuristicBidder(_MegaGemAgent):
 
     # ---------------------------------------------------------------- reveal
 
+    #: weights of the reveal choice's score (ParametricBidder's ``reveal_info``, ``reveal_value``,
+    #: ``reveal_supply``): the information the reveal gives away, the revealed colour's value to us, the
+    #: rise of the public values of the gems to come
+    _reveal_weights = (1.0, 0.0, 0.0)
+
     def choose_reveal(self, v: View, colours: list[int]) -> int:
+        """The colour whose reveal scores lowest: by default the one that tells the others least about
+        the values this seat expects (``_reveal_weights``), ties to the lower own value, then colour."""
         self._learn(v)
         if len(colours) == 1:
             return colours[0]
+        info, own, supply_w = self._reveal_weights
         mine, unseen = private_values(v)
         unseen_pub = unseen_counts(v, False)
         pub = public_values(v, unseen=unseen_pub)
@@ -534,11 +542,13 @@ class HeuristicBidder(_MegaGemAgent):
             un = list(unseen_pub)
             un[c] -= 1
             after = public_values(v, display=disp, unseen=un, draws=hands - 1)
-            loss = 0.0
+            loss = rise = 0.0
             for k in range(NUM_COLOURS):
                 supply = v.row.count(k) + unseen[k] * deck_frac
                 loss += supply * (abs(mine[k] - pub[k]) - abs(mine[k] - after[k]))
-            key = (round(loss, 6), mine[c], c)
+                rise += supply * (after[k] - pub[k])
+            score = info * loss + own * mine[c] + supply_w * rise
+            key = (round(score, 6), mine[c], c)
             if best_key is None or key < best_key:
                 best, best_key = c, key
         return best

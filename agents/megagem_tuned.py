@@ -39,7 +39,7 @@ from gemenvs.agents.megagem import (
     unseen_counts,
 )
 from gemenvs.core.spec import ActionSpec, ObservationSpec
-from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE, CHART_NAMES, NUM_COLOURS, VALUE_CHARTS
+from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE, CHART_NAMES, VALUE_CHARTS
 
 FORMAT = "gemenvs-megagem-weights/1"
 #: the tuned weights shipped with the package (written by benchmarks/tune_megagem.py)
@@ -343,34 +343,10 @@ class ParametricBidder(HeuristicBidder):
 
     # ---------------------------------------------------------------- reveal
 
-    def choose_reveal(self, v: View, colours: list[int]) -> int:
-        self._learn(v)
-        if len(colours) == 1:
-            return colours[0]
+    @property
+    def _reveal_weights(self) -> tuple[float, float, float]:
         w = self.w
-        mine, unseen = private_values(v)
-        unseen_pub = unseen_counts(v, False)
-        pub = public_values(v, unseen=unseen_pub)
-        total = sum(unseen)
-        deck_frac = v.gem_deck / total if total else 0.0
-        hands = sum(v.hand_size)
-        best, best_key = colours[0], None
-        for c in colours:
-            disp = list(v.display)
-            disp[c] += 1
-            un = list(unseen_pub)
-            un[c] -= 1
-            after = public_values(v, display=disp, unseen=un, draws=hands - 1)
-            loss = rise = 0.0
-            for k in range(NUM_COLOURS):
-                supply = v.row.count(k) + unseen[k] * deck_frac
-                loss += supply * (abs(mine[k] - pub[k]) - abs(mine[k] - after[k]))
-                rise += supply * (after[k] - pub[k])
-            score = w.reveal_info * loss + w.reveal_value * mine[c] + w.reveal_supply * rise
-            key = (round(score, 6), mine[c], c)
-            if best_key is None or key < best_key:
-                best, best_key = c, key
-        return best
+        return w.reveal_info, w.reveal_value, w.reveal_supply
 
 
 _FILE_CACHE: dict[tuple[str, int], dict] = {}
