@@ -485,18 +485,35 @@ class HeuristicBidder(_MegaGemAgent):
         eu = win * (value - cost_rate * bids)
         return int(np.argmax(eu))
 
+    #: (value of the lot, cost of a coin, largest bid considered) of the last bid this bidder chose: what it
+    #: computed from the observation before weighing opponents' bids (read by benchmarks/megagem_clone_features.py)
+    last_valuation: tuple[float, float, int] | None = None
+
     def choose_bid(self, v: View, limit: int) -> int:
+        """The bid with the largest expected gain (:meth:`_best_bid`) up to the largest worth considering, for the
+        lot's value and the cost of a coin (:meth:`_lot_value`); 0 when the lot is worth nothing."""
         self._learn(v)
-        n = v.n
         kind, amount = AUCTION_TYPE[v.card], AUCTION_AMOUNT[v.card]
         gems = lot_gems(v)
         mine, _ = private_values(v)
         unseen_pub = unseen_counts(v, False)
         pub = public_values(v, unseen=unseen_pub)
         lam = self._shadow_price(v, pub, unseen_pub, len(gems))
-
         cat, opp_values, limits = self._opponents(v, kind, amount, gems, pub)
+        value, cost_rate = self._lot_value(v, kind, amount, gems, mine, pub, lam)
+        self.last_valuation = (float(value), float(cost_rate), 0)
+        if value <= 0:
+            return 0
+        top = limit if cost_rate <= 1e-9 else min(limit, int(value / cost_rate) + 1)
+        self.last_valuation = (float(value), float(cost_rate), max(int(top), 0))
+        if top <= 0:
+            return 0
+        return self._best_bid(v, cat, opp_values, limits, value, cost_rate, top)
 
+    def _lot_value(self, v: View, kind: str, amount: int, gems: list[int], mine: list[float], pub: list[float],
+                   lam: float) -> tuple[float, float]:
+        """The lot's value to this seat and the cost of each coin bid for it, in final-score coins (``lam``: the
+        shadow price of a coin in hand)."""
         if kind == _TREASURE:
             value = sum(mine[c] for c in gems) + mission_gain(v, 0, gems, self.progress)
             cost_rate = lam
@@ -507,13 +524,8 @@ class HeuristicBidder(_MegaGemAgent):
             value = (lam - 1.0) * amount
             cost_rate = lam
         if kind == _TREASURE and self.deny:
-            value += self.deny * max(mission_gain(v, p, gems, (1.0, 0.0)) for p in range(1, n))
-        if value <= 0:
-            return 0
-        top = limit if cost_rate <= 1e-9 else min(limit, int(value / cost_rate) + 1)
-        if top <= 0:
-            return 0
-        return self._best_bid(v, cat, opp_values, limits, value, cost_rate, top)
+            value += self.deny * max(mission_gain(v, p, gems, (1.0, 0.0)) for p in range(1, v.n))
+        return value, cost_rate
 
     # ---------------------------------------------------------------- reveal
 
@@ -784,7 +796,7 @@ class BidderGames:
 
     :meth:`act` takes the decisions of any games (at most one per game per call) and returns
     exactly the actions ``act`` of each game's own instance would choose (and leaves in
-    ``last_valuation`` (G, 3) what a ParametricBidder's ``last_valuation`` holds after each row's
+    ``last_valuation`` (G, 3) what the scalar bidder's ``last_valuation`` holds after each row's
     bid: the lot's value, the cost of a coin, the largest bid considered; zeros for reveals);
     :meth:`valuation` computes those rows alone, from observations and masks only, touching no
     game's memory; :meth:`reset` starts games afresh (``agent.reset()``). The agent's parameters

@@ -34,12 +34,9 @@ from types import MappingProxyType, SimpleNamespace
 
 import numpy as np
 
-from gemenvs.agents.megagem import (
-    _INVEST, _TREASURE, HeuristicBidder, View, lot_gems, mission_gain, private_values, public_values,
-    unseen_counts,
-)
+from gemenvs.agents.megagem import _INVEST, _TREASURE, HeuristicBidder, View, mission_gain
 from gemenvs.core.spec import ActionSpec, ObservationSpec
-from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE, CHART_NAMES, VALUE_CHARTS
+from gemenvs.megagem.data import CHART_NAMES, VALUE_CHARTS
 
 FORMAT = "gemenvs-megagem-weights/1"
 #: the tuned weights shipped with the package (written by benchmarks/tune_megagem.py)
@@ -292,24 +289,11 @@ class ParametricBidder(HeuristicBidder):
 
     # ---------------------------------------------------------------- bids
 
-    #: (value of the lot, cost of a coin, largest bid considered) of the last bid this bidder chose: what it
-    #: computed from the observation before weighing opponents' bids (read by benchmarks/megagem_clone_features.py)
-    last_valuation: tuple[float, float, int] | None = None
-
-    def choose_bid(self, v: View, limit: int) -> int:
-        self._learn(v)
+    def _lot_value(self, v: View, kind: str, amount: int, gems: list[int], mine: list[float], pub: list[float],
+                   lam: float) -> tuple[float, float]:
+        """HeuristicBidder's value and cost of a coin with the weights: the gem values mixed and scaled per
+        chart, the cost of an investment, the shading per lot type and stage of the game."""
         w = self.w
-        n = v.n
-        kind, amount = AUCTION_TYPE[v.card], AUCTION_AMOUNT[v.card]
-        gems = lot_gems(v)
-        mine, _ = private_values(v)
-        unseen_pub = unseen_counts(v, False)
-        pub = public_values(v, unseen=unseen_pub)
-        lam = self._shadow_price(v, pub, unseen_pub, len(gems))
-
-        # opponents' values (public information) and limits: HeuristicBidder's model, unweighted
-        cat, opp_values, limits = self._opponents(v, kind, amount, gems, pub)
-
         if kind == _TREASURE:
             top_row = len(v.chart) - 1
             value = self._chart_scale[v.chart] * sum(w.gem_private * mine[c] + w.gem_public * pub[c]
@@ -324,7 +308,7 @@ class ParametricBidder(HeuristicBidder):
             value = (lam - 1.0) * amount
             cost_rate = lam
         if kind == _TREASURE and self.deny:
-            value += self.deny * max(mission_gain(v, p, gems, (1.0, 0.0)) for p in range(1, n))
+            value += self.deny * max(mission_gain(v, p, gems, (1.0, 0.0)) for p in range(1, v.n))
         if kind == _TREASURE:
             value *= w.shade_treasure1 if amount == 1 else w.shade_treasure2
         elif kind == _INVEST:
@@ -332,14 +316,7 @@ class ParametricBidder(HeuristicBidder):
         else:
             value = w.shade_loan * value + w.loan_bonus * amount
         value *= max(0.0, 1.0 + w.shade_stage * (_stage(v) - 0.5))
-        self.last_valuation = (float(value), float(cost_rate), 0)
-        if value <= 0:
-            return 0
-        top = limit if cost_rate <= 1e-9 else min(limit, int(value / cost_rate) + 1)
-        self.last_valuation = (float(value), float(cost_rate), max(int(top), 0))
-        if top <= 0:
-            return 0
-        return self._best_bid(v, cat, opp_values, limits, value, cost_rate, top)
+        return value, cost_rate
 
     # ---------------------------------------------------------------- reveal
 
