@@ -8,7 +8,8 @@
 * The pool: members and weights from ``update_opponents`` (as ``PoolOpponents`` takes them),
   labels in the final infos, games under way keep their opponents, episode counts.
 * SB3 (MaskablePPO learns a few rollouts; masks and pool updates through ``env_method``) and
-  Gymnasium's ``VectorEnv`` (same-step autoreset with ``final_obs`` / ``final_info``).
+  Gymnasium's ``VectorEnv`` (same-step autoreset with ``final_obs`` / ``final_info``), which
+  ``gymnasium.make_vec`` builds for MegaGem (its ``vector_entry_point``) without torch or SB3.
 """
 from __future__ import annotations
 
@@ -265,6 +266,75 @@ def test_gymnasium_vector_env_same_step_autoreset():
     assert ended >= 3
     envs.close()
 
+
+
+def _masked_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+
+
+def test_make_vec_builds_the_batched_vector_env():
+    """gymnasium.make_vec of MegaGem is the batched engine (its vector_entry_point), with the same games as
+    BatchedVectorEnv built directly from the same arguments."""
+    import gymnasium
+
+    made = gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=3, opponents="truthful", num_players=3, reward="score")
+    direct = BatchedVectorEnv(3, "truthful", num_players=3, reward="score")
+    assert isinstance(made, BatchedVectorEnv) and made.num_envs == 3
+    assert made.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    assert made.single_observation_space == direct.single_observation_space
+    assert made.spec.id == "gemenvs/MegaGem-v0" and made.spec.kwargs["vectorization_mode"] == "vector_entry_point"
+    (obs_m, info_m), (obs_d, info_d) = made.reset(seed=5), direct.reset(seed=5)
+    rng, ended = np.random.default_rng(1), 0
+    for _ in range(60):
+        assert np.array_equal(obs_m, obs_d) and np.array_equal(info_m["action_mask"], info_d["action_mask"])
+        actions = _masked_actions(rng, info_m["action_mask"])
+        obs_m, rew_m, term_m, _, info_m = made.step(actions)
+        obs_d, rew_d, term_d, _, info_d = direct.step(actions)
+        assert np.array_equal(rew_m, rew_d) and np.array_equal(term_m, term_d)
+        ended += int(term_m.sum())
+    assert ended >= 3  # (games ended, with their "score" rewards compared)
+    with pytest.raises(ValueError, match="game 0: the learner's action 90"):
+        made.step(np.array([90] + [int(np.flatnonzero(m)[0]) for m in info_m["action_mask"][1:]]))
+    made.close()
+    direct.close()
+
+
+def test_make_vec_other_modes_and_games_keep_single_agent_copies():
+    import gymnasium
+
+    from gemenvs.wrappers.single_agent import SingleAgentEnv
+
+    for envs in (gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=2, vectorization_mode="sync"),
+                 gymnasium.make_vec("gemenvs/GEM-v0", num_envs=2)):
+        assert isinstance(envs, gymnasium.vector.SyncVectorEnv)
+        assert all(isinstance(e.unwrapped, SingleAgentEnv) for e in envs.envs)
+        envs.close()
+
+
+@pytest.mark.parametrize("option, value", [("render_mode", "ansi"), ("shaping", 0.5),
+                                           ("illegal_action", "terminate")])
+def test_make_vec_refuses_single_agent_only_options(option, value):
+    import gymnasium
+
+    with pytest.raises(ValueError, match=f"does not take {option}.*vectorization_mode='sync'"):
+        gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=2, **{option: value})
+    envs = gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=2, illegal_action="raise")
+    assert isinstance(envs, BatchedVectorEnv)
+    envs.close()
+
+
+def test_the_gymnasium_view_imports_neither_torch_nor_sb3():
+    import subprocess
+    import sys
+
+    code = ("import sys, gymnasium, gemenvs\n"
+            "envs = gymnasium.make_vec('gemenvs/MegaGem-v0', num_envs=4, opponents='heuristic')\n"
+            "envs.reset(seed=0)\n"
+            "loaded = sorted({'torch', 'stable_baselines3', 'sb3_contrib'} & set(sys.modules))\n"
+            "assert not loaded, loaded\n"
+            "from gemenvs.training.batched_env import BatchedVecEnv\n"
+            "assert BatchedVecEnv.__module__ == 'gemenvs.training.batched_vec_env'\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 def test_config_switch_picks_the_path():
     from pathlib import Path

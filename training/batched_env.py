@@ -3,9 +3,11 @@
 :class:`BatchedSelfPlay` is the core (numpy only): ``num_games`` MegaGem games held by one
 :class:`~gemenvs.megagem.batched.BatchedMegaGem`, the learner in one seat of each, the other
 seats played by opponents. :class:`BatchedVecEnv` shows it to Stable-Baselines3 as a ``VecEnv``
-(MaskablePPO's ``action_masks``, auto-reset, ``terminal_observation``), and
-:class:`BatchedVectorEnv` to Gymnasium as a ``gymnasium.vector.VectorEnv`` (same-step autoreset,
-``final_obs``/``final_info``). The per-process path (one :class:`~gemenvs.wrappers.SingleAgentEnv`
+(MaskablePPO's ``action_masks``, auto-reset, ``terminal_observation``; in
+:mod:`gemenvs.training.batched_vec_env`, imported on first use), and :class:`BatchedVectorEnv` to
+Gymnasium as a ``gymnasium.vector.VectorEnv`` (same-step autoreset, ``final_obs``/``final_info``),
+which ``gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=B, ...)`` builds (:func:`make_vector_env`,
+MegaGem's ``vector_entry_point``). The per-process path (one :class:`~gemenvs.wrappers.SingleAgentEnv`
 per worker) and this one play the same games by the same rules, with the same observations,
 masks, rewards and final infos; ``gemenvs.training.selfplay.make_vec_env`` picks one
 (``vec_env`` in the config).
@@ -86,7 +88,6 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
-from stable_baselines3.common.vec_env import VecEnv
 
 from gemenvs.agents.base import Agent, act_batch
 from gemenvs.agents.features import make_features
@@ -621,75 +622,6 @@ class _Member(BidderGames):
         self.shared.reset(games)
 
 
-class BatchedVecEnv(VecEnv):
-    """:class:`BatchedSelfPlay` as a Stable-Baselines3 ``VecEnv``: ``num_envs`` is the number of games.
-
-    ``env_method("action_masks")`` (what MaskablePPO asks) returns the learner's masks, and
-    ``env_method("update_opponents", members, weights)`` (what the trainer sends) updates the one
-    pool; both are answered here, in this process. Arguments as :class:`BatchedSelfPlay`'s.
-    """
-
-    def __init__(self, num_games: int, opponents: Any = "random", **kwargs):
-        self.core = BatchedSelfPlay(num_games, opponents, **kwargs)
-        self.render_mode = None
-        self._actions: np.ndarray | None = None
-        super().__init__(self.core.num_games, self.core.observation_space, self.core.action_space)
-
-    def reset(self):
-        """Deal every game (seeded by ``seed()`` if it was called) and return the learner's observations."""
-        obs = self.core.reset(self._seeds[0])
-        self._reset_seeds()
-        masks, seats = self.core.action_masks(), self.core.seat
-        self.reset_infos = [{"action_mask": masks[b], "learner_seat": int(seats[b])} for b in range(self.num_envs)]
-        return obs
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = actions
-
-    def step_wait(self):
-        obs, rewards, dones, finished = self.core.step(self._actions)
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        if finished is not None:
-            elapsed = self.core.elapsed()
-            for i, b in enumerate(finished.slots.tolist()):
-                infos[b] = finished.info(i, elapsed)
-                infos[b]["terminal_observation"] = finished.terminal_observation[i]
-        return obs, rewards, dones, infos
-
-    def action_masks(self) -> np.ndarray:
-        """(num_envs, num_actions) bool: the learner's masks now."""
-        return self.core.action_masks()
-
-    def update_opponents(self, members, weights=None) -> None:
-        """The pool's new members and weights (see :meth:`BatchedSelfPlay.update_opponents`)."""
-        self.core.update_opponents(members, weights)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
-        idx = list(self._get_indices(indices))
-        if method_name == "action_masks":
-            masks = self.core.action_masks()
-            return [masks[i] for i in idx]
-        value = getattr(self.core, method_name)(*method_args, **method_kwargs)  # one core: called once
-        return [value] * len(idx)
-
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        value = getattr(self, attr_name) if attr_name in ("render_mode", "action_masks") else \
-            getattr(self.core, attr_name)
-        return [value] * len(list(self._get_indices(indices)))
-
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        setattr(self.core, attr_name, value)
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False] * len(list(self._get_indices(indices)))
-
-    def get_images(self):  # pragma: no cover - no pictures from the batched engine
-        raise NotImplementedError("the batched environment does not render")
-
-    def close(self) -> None:
-        self.core.close()
-
-
 class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     """:class:`BatchedSelfPlay` as a ``gymnasium.vector.VectorEnv`` (same-step autoreset).
 
@@ -748,4 +680,40 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         self.core.close()
 
 
-__all__ = ["BatchedSelfPlay", "BatchedVecEnv", "BatchedVectorEnv", "Finished", "limit_numpy_blas_threads"]
+#: ``SingleAgentEnv`` options with no counterpart here (``make_vector_env`` refuses them by name)
+_SINGLE_AGENT_ONLY = ("render_mode", "env_fn", "shaping", "shaping_gamma", "potential", "features_options")
+
+
+def make_vector_env(num_envs: int = 1, env_id: str = "gemenvs/MegaGem-v0", **kwargs: Any) -> BatchedVectorEnv:
+    """Gymnasium's ``vector_entry_point`` of MegaGem: ``gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=B,
+    ...)`` returns B games of the batched engine as one :class:`BatchedVectorEnv`.
+
+    The keyword arguments are :class:`BatchedSelfPlay`'s (``opponents``, ``learner_seat``, ``reward``,
+    ``seed``, ``features``, MegaGem's options, ...). An illegal action always raises a ValueError here
+    (``illegal_action="raise"``); the ``SingleAgentEnv`` options that have no batched counterpart
+    (rendering, shaping, another ``illegal_action``) are refused with the way to get them:
+    ``vectorization_mode="sync"`` (copies of ``SingleAgentEnv``).
+    """
+    refused = [k for k in _SINGLE_AGENT_ONLY if k in kwargs]
+    illegal = kwargs.pop("illegal_action", "raise")
+    if illegal != "raise":
+        refused.append(f"illegal_action={illegal!r}")
+    if refused:
+        raise ValueError(f"the batched MegaGem vector env does not take {', '.join(refused)} (an illegal action "
+                         "raises there); gymnasium.make_vec(..., vectorization_mode='sync') builds SingleAgentEnv "
+                         "copies that do")
+    return BatchedVectorEnv(num_envs, env_id=env_id, **kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    """``BatchedVecEnv`` (Stable-Baselines3's ``VecEnv``) is imported on first use: this module, and with it
+    the Gymnasium view, needs neither Stable-Baselines3 nor torch."""
+    if name == "BatchedVecEnv":
+        from gemenvs.training.batched_vec_env import BatchedVecEnv
+
+        return BatchedVecEnv
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["BatchedSelfPlay", "BatchedVecEnv", "BatchedVectorEnv", "Finished", "limit_numpy_blas_threads",
+           "make_vector_env"]

@@ -111,11 +111,12 @@ def uses_batched_env(cfg: TrainConfig) -> bool:
 
 def make_vec_env(cfg: TrainConfig) -> VecEnv:
     """``n_envs`` single-learner environments: games of the batched engine in this process
-    (:class:`~gemenvs.training.batched_env.BatchedVecEnv`, see :func:`uses_batched_env`), or
+    (:class:`~gemenvs.training.batched_vec_env.BatchedVecEnv`, see :func:`uses_batched_env`), or
     ``SingleAgentEnv`` worker processes (in-process when n_envs is 1). Either way the pool reaches
     them through ``env_method("update_opponents", members, weights)``."""
     if uses_batched_env(cfg):
-        from gemenvs.training.batched_env import BatchedVecEnv, limit_numpy_blas_threads
+        from gemenvs.training.batched_env import limit_numpy_blas_threads
+        from gemenvs.training.batched_vec_env import BatchedVecEnv
 
         limit_numpy_blas_threads(cfg.torch_threads)  # the frozen policies' forward passes run in this process
         # (MegaGem has no shaping potential, so env.shaping changes nothing on either path)
