@@ -299,6 +299,22 @@ def test_make_vec_builds_the_batched_vector_env():
     direct.close()
 
 
+
+def test_the_constructor_seed_deals_the_first_reset():
+    """A seed given when the env is made is the one the first reset() without a seed plays (make_vec's
+    seed=... included); later resets without a seed draw new games."""
+    import gymnasium
+
+    first = BatchedSelfPlay(4, "random", seed=3, num_players=3)
+    again = BatchedSelfPlay(4, "random", seed=3, num_players=3)
+    explicit = BatchedSelfPlay(4, "random", num_players=3)
+    obs = first.reset()
+    assert np.array_equal(obs, again.reset()) and np.array_equal(obs, explicit.reset(seed=3))
+    assert first.games.seed == 3 and not np.array_equal(first.reset(), obs) and first.games.seed != 3
+    envs = gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=4, num_players=3, seed=3)
+    assert np.array_equal(envs.reset()[0], obs)
+    envs.close()
+
 def test_make_vec_other_modes_and_games_keep_single_agent_copies():
     import gymnasium
 

@@ -188,7 +188,8 @@ class BatchedSelfPlay:
         learner_seat: the learner's seat in every game, or ``None`` to draw it per game.
         reward: the learner's terminal reward mode (``"win"``, ``"score"``, ``"rank"``, ``"margin"``).
         seat_mix: pool only: ``"same"`` member for all opponent seats of a game, or ``"per_seat"``.
-        seed: the engine's seed (game ``j`` of slot ``b`` plays ``game_seeds(seed, b, j)``); None: random.
+        seed: the engine's seed (game ``j`` of slot ``b`` plays ``game_seeds(seed, b, j)``), which the first
+            ``reset()`` without a seed uses; None: random.
         env_id: the registry id of a MegaGem environment (its options are validated by it).
         record: keep every game's record, so that ``games.state(b)`` rebuilds game ``b`` (tests).
         features: the name of observation features (:mod:`gemenvs.agents.features`, e.g.
@@ -381,10 +382,10 @@ class BatchedSelfPlay:
     # ------------------------------------------------------------------ games
 
     def reset(self, seed: int | None = None) -> np.ndarray:
-        """Deal every game afresh (``seed`` as the engine's; None: a new seed drawn from the last one, or
-        from the operating system the first time) and play to the learner's first decision; its observations."""
-        if seed is None and self._started:
-            seed = int(game_seeds(self.games.seed, _RESEED_SALT, self._resets))
+        """Deal every game afresh (``seed`` as the engine's; None: the constructor's ``seed`` the first time, a
+        new seed drawn from the last one afterwards) and play to the learner's first decision; its observations."""
+        if seed is None:  # (the engine holds the constructor's seed, or the one it drew for seed=None)
+            seed = int(game_seeds(self.games.seed, _RESEED_SALT, self._resets)) if self._started else self.games.seed
         self._resets += 1
         self.games.reset(seed)
         self._current = None
