@@ -313,6 +313,8 @@ def test_the_constructor_seed_deals_the_first_reset():
     assert first.games.seed == 3 and not np.array_equal(first.reset(), obs) and first.games.seed != 3
     envs = gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=4, num_players=3, seed=3)
     assert np.array_equal(envs.reset()[0], obs)
+    with pytest.raises(ValueError, match="takes no options"):
+        envs.reset(options={"reset_mask": np.ones(4, np.bool_)})
     envs.close()
 
 def test_make_vec_other_modes_and_games_keep_single_agent_copies():

@@ -644,7 +644,10 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Deal every game (``seed`` as the engine's); the learner's observations and ``{"action_mask"}``."""
+        """Deal every game (``seed`` as the engine's); the learner's observations and ``{"action_mask"}``.
+        There are no reset options (every game is dealt afresh: no ``reset_mask``)."""
+        if options:
+            raise ValueError(f"BatchedVectorEnv.reset takes no options (every game is dealt afresh); got {options!r}")
         obs = self.core.reset(seed)
         return obs, {"action_mask": self.core.action_masks(), "learner_seat": self.core.seat.copy()}
 
