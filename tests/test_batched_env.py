@@ -336,6 +336,8 @@ def test_make_vec_refuses_single_agent_only_options(option, value):
 
     with pytest.raises(ValueError, match=f"does not take {option}.*vectorization_mode='sync'"):
         gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=2, **{option: value})
+    with pytest.raises(ValueError, match="num_envs must be an integer in 1"):
+        gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=0)
     envs = gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=2, illegal_action="raise")
     assert isinstance(envs, BatchedVectorEnv)
     envs.close()

@@ -92,6 +92,7 @@ from gymnasium.vector.utils import batch_space
 from gemenvs.agents.base import Agent, act_batch
 from gemenvs.agents.features import make_features
 from gemenvs.agents.megagem import BidderGames
+from gemenvs.core.engine import check_int
 from gemenvs.megagem.batched import BatchedMegaGem, game_seeds
 from gemenvs.megagem.batched.engine import OVER
 from gemenvs.training.pool import LABEL_SEPARATOR, PoolOpponents
@@ -706,7 +707,7 @@ def make_vector_env(num_envs: int = 1, env_id: str = "gemenvs/MegaGem-v0", **kwa
         raise ValueError(f"the batched MegaGem vector env does not take {', '.join(refused)} (an illegal action "
                          "raises there); gymnasium.make_vec(..., vectorization_mode='sync') builds SingleAgentEnv "
                          "copies that do")
-    return BatchedVectorEnv(num_envs, env_id=env_id, **kwargs)
+    return BatchedVectorEnv(check_int("num_envs", num_envs, 1, 1 << 24), env_id=env_id, **kwargs)
 
 
 def __getattr__(name: str) -> Any:
