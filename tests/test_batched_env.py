@@ -267,7 +267,6 @@ def test_gymnasium_vector_env_same_step_autoreset():
     envs.close()
 
 
-
 def _masked_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
     return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
 
@@ -293,11 +292,12 @@ def test_make_vec_builds_the_batched_vector_env():
         assert np.array_equal(rew_m, rew_d) and np.array_equal(term_m, term_d)
         ended += int(term_m.sum())
     assert ended >= 3  # (games ended, with their "score" rewards compared)
+    with pytest.raises(ValueError, match="num_envs must be an integer in 1"):
+        gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=0)
     with pytest.raises(ValueError, match="game 0: the learner's action 90"):
         made.step(np.array([90] + [int(np.flatnonzero(m)[0]) for m in info_m["action_mask"][1:]]))
     made.close()
     direct.close()
-
 
 
 def test_the_constructor_seed_deals_the_first_reset():
@@ -316,6 +316,7 @@ def test_the_constructor_seed_deals_the_first_reset():
     with pytest.raises(ValueError, match="takes no options"):
         envs.reset(options={"reset_mask": np.ones(4, np.bool_)})
     envs.close()
+
 
 def test_make_vec_other_modes_and_games_keep_single_agent_copies():
     import gymnasium
@@ -336,8 +337,6 @@ def test_make_vec_refuses_single_agent_only_options(option, value):
 
     with pytest.raises(ValueError, match=f"does not take {option}.*vectorization_mode='sync'"):
         gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=2, **{option: value})
-    with pytest.raises(ValueError, match="num_envs must be an integer in 1"):
-        gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=0)
     envs = gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=2, illegal_action="raise")
     assert isinstance(envs, BatchedVectorEnv)
     envs.close()
@@ -355,6 +354,7 @@ def test_the_gymnasium_view_imports_neither_torch_nor_sb3():
             "from gemenvs.training.batched_env import BatchedVecEnv\n"
             "assert BatchedVecEnv.__module__ == 'gemenvs.training.batched_vec_env'\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
 
 def test_config_switch_picks_the_path():
     from pathlib import Path

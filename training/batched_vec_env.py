@@ -29,7 +29,8 @@ class BatchedVecEnv(VecEnv):
         super().__init__(self.core.num_games, self.core.observation_space, self.core.action_space)
 
     def reset(self):
-        """Deal every game (seeded by ``seed()`` if it was called) and return the learner's observations."""
+        """Deal every game (seeded by ``seed()`` if it was called, else as :meth:`BatchedSelfPlay.reset`: the
+        constructor's seed the first time) and return the learner's observations."""
         obs = self.core.reset(self._seeds[0])
         self._reset_seeds()
         masks, seats = self.core.action_masks(), self.core.seat
