@@ -7,7 +7,10 @@ Random masked play, one process, measured side by side in one run:
   and ``action_masks()``, both (B, n_players, ...)), ``masks`` builds the masks only. The actions
   are drawn by ``random_actions`` (uniform among each seat's legal actions) and the decisions
   counted are the seats with a choice (``num_to_act()``); all of it is timed, the deals of new
-  games included (finished games are dealt afresh inside ``step``).
+  games included (finished games are dealt afresh inside ``step``). Beside them, game steps per
+  second (B per ``step``: one decision point of every game) and the decisions per game step: a
+  bidding step has every seat with coins deciding, a reveal step the winner alone (about 2.2 in
+  4-player random play), so decisions per second depend on that mix as much as on the engine.
 * the scalar ``megagem_v0.env()`` (AEC, the same options), played as ``benchmarks/throughput.py``
   plays it: ``env.last()`` (observation and mask) then a uniformly random legal action.
 * OpenSpiel's C++ ``first_sealed_auction`` (``pip install open-spiel``, the ``openspiel`` extra):
@@ -49,20 +52,30 @@ TARGET_OBS, TARGET_MASKS, TARGET_OPENSPIEL_RATIO, TARGET_B = 2_500_000, 7_000_00
 
 
 class Runner:
-    """One configuration: ``run(seconds)`` plays on for about that long and adds to the totals."""
+    """One configuration: ``run(seconds)`` plays on for about that long and adds to the totals.
 
-    def __init__(self, label: str, play: Callable[[float], int]):
+    ``play(seconds)`` returns the decisions it played and, for the batched engine, its game steps
+    (B per ``step``: every game's decision point, whatever the number of seats deciding in it).
+    """
+
+    def __init__(self, label: str, play: Callable[[float], tuple[int, int]]):
         self.label, self.play = label, play
-        self.decisions, self.elapsed = 0, 0.0
+        self.decisions, self.steps, self.elapsed = 0, 0, 0.0
 
     def run(self, seconds: float) -> None:
         start = time.perf_counter()
-        self.decisions += self.play(seconds)
+        decisions, steps = self.play(seconds)
         self.elapsed += time.perf_counter() - start
+        self.decisions += decisions
+        self.steps += steps
 
     @property
     def rate(self) -> float:
         return self.decisions / self.elapsed if self.elapsed else 0.0
+
+    @property
+    def step_rate(self) -> float:
+        return self.steps / self.elapsed if self.elapsed else 0.0
 
 
 def batched_runner(batch: int, players: int, observations: bool, seed: int) -> tuple[Runner, BatchedMegaGem]:
@@ -70,8 +83,8 @@ def batched_runner(batch: int, players: int, observations: bool, seed: int) -> t
     engine = BatchedMegaGem(batch, seed=seed, num_players=players)
     rng = np.random.default_rng(seed)
 
-    def play(seconds: float) -> int:
-        decisions, start = 0, time.perf_counter()
+    def play(seconds: float) -> tuple[int, int]:
+        decisions, steps, start = 0, 0, time.perf_counter()
         while True:
             for _ in range(8):
                 engine.action_masks()
@@ -79,8 +92,9 @@ def batched_runner(batch: int, players: int, observations: bool, seed: int) -> t
                     engine.observations()
                 decisions += engine.num_to_act()
                 engine.step(engine.random_actions(rng))
+            steps += 8 * batch
             if time.perf_counter() - start >= seconds:
-                return decisions
+                return decisions, steps
 
     for _ in range(3 + 2048 // batch):  # warm-up
         engine.step(engine.random_actions(rng))
@@ -95,7 +109,7 @@ def scalar_env_runner(players: int, seed: int) -> Runner:
     rng = np.random.default_rng(seed)
     games = [0]
 
-    def play(seconds: float) -> int:
+    def play(seconds: float) -> tuple[int, int]:
         decisions, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds:
             env.reset(seed=seed + games[0])
@@ -108,7 +122,7 @@ def scalar_env_runner(players: int, seed: int) -> Runner:
                     legal = np.flatnonzero(obs["action_mask"])
                     env.step(int(legal[rng.integers(len(legal))]))
                     decisions += 1
-        return decisions
+        return decisions, 0
 
     return Runner("megagem_v0.env() (scalar AEC)", play)
 
@@ -122,7 +136,7 @@ def openspiel_runner(seed: int) -> Runner | None:
     game = pyspiel.load_game("first_sealed_auction")
     pick = random.Random(seed).choice
 
-    def play(seconds: float) -> int:
+    def play(seconds: float) -> tuple[int, int]:
         decisions, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds:
             for _ in range(100):
@@ -136,7 +150,7 @@ def openspiel_runner(seed: int) -> Runner | None:
                     state.legal_actions_mask(player)
                     state.apply_action(pick(state.legal_actions(player)))
                     decisions += 1
-        return decisions
+        return decisions, 0
 
     return Runner("OpenSpiel first_sealed_auction", play)
 
@@ -150,13 +164,13 @@ def selfplay_runner(batch: int, players: int, batch_memory: bool, seed: int) -> 
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
 
-    def play(seconds: float) -> int:
+    def play(seconds: float) -> tuple[int, int]:
         steps, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds:
             masks = env.action_masks()
             env.step(np.argmax(rng.random(masks.shape) * masks, axis=1))
             steps += batch
-        return steps
+        return steps, 0
 
     play(0.0)
     way = "batch_games tables" if batch_memory else "one instance per game and seat"
@@ -200,15 +214,16 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.seconds:g} s per configuration in {args.rounds} rounds; command: "
           f"python {' '.join(sys.argv)}")
     print()
-    print("| configuration | decisions/s | vs OpenSpiel | vs scalar env() |")
-    print("|---|---:|---:|---:|")
+    print("| configuration | decisions/s | vs OpenSpiel | vs scalar env() | game steps/s | decisions per game step |")
+    print("|---|---:|---:|---:|---:|---:|")
     for runner in runners:
         if runner in selfplay:
             continue
         vs_spiel = f"{runner.rate / spiel.rate:.2f}x" if spiel else "-"
-        print(f"| {runner.label} | {runner.rate:,.0f} | {vs_spiel} | {runner.rate / scalar.rate:.1f}x |")
+        steps = (f"{runner.step_rate:,.0f} | {runner.decisions / runner.steps:.2f}" if runner.steps else "- | -")
+        print(f"| {runner.label} | {runner.rate:,.0f} | {vs_spiel} | {runner.rate / scalar.rate:.1f}x | {steps} |")
     if spiel is None:
-        print("| OpenSpiel first_sealed_auction | not installed (pip install open-spiel) | - | - |")
+        print("| OpenSpiel first_sealed_auction | not installed (pip install open-spiel) | - | - | - | - |")
     print()
     print("| B | game state (bytes/game) | observations (bytes/game) | masks (bytes/game) | "
           "deals held in advance (bytes/game) | observations + masks for the batch |")

@@ -348,5 +348,11 @@ def test_benchmark_script_runs(capsys):
     assert module.main(["--seconds", "0.05", "--rounds", "1", "--batches", "1,8", "--players", "3"]) == 0
     out = capsys.readouterr().out
     for row in ("BatchedMegaGem B=1 obs+masks", "BatchedMegaGem B=8 masks", "megagem_v0.env()",
-                "OpenSpiel first_sealed_auction", "| 8 | 153 | 2,724 | 303 |"):
+                "OpenSpiel first_sealed_auction", "| 8 | 153 | 2,724 | 303 |", "decisions per game step |"):
         assert row in out
+    # the batched rows give game steps per second and decisions per game step: at most 3 (seats)
+    # and at least 1 (a reveal step has the winner alone), the scalar env's row has neither
+    row = next(line for line in out.splitlines() if line.startswith("| BatchedMegaGem B=8 masks"))
+    per_step = float(row.rstrip(" |").split("|")[-1])
+    assert 1.0 <= per_step <= 3.0
+    assert next(line for line in out.splitlines() if line.startswith("| megagem_v0.env()")).endswith("| - | - |")
