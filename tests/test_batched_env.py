@@ -398,3 +398,30 @@ def test_numpy_blas_threads_can_be_limited():
     finally:
         limit_numpy_blas_threads(before)
 
+
+
+def test_make_vec_under_gymnasiums_episode_statistics_wrapper():
+    """Gymnasium's vector RecordEpisodeStatistics over the make_vec env: every finished game's return
+    (its terminal reward: the learner's rewards are 0 until the game ends) and length (the learner's
+    steps in it) in info["episode"], flagged by info["_episode"] exactly for the games that ended."""
+    import gymnasium
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    envs = RecordEpisodeStatistics(gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=4, opponents="truthful",
+                                                       num_players=3))
+    _, info = envs.reset(seed=2)
+    rng, lengths, returns, ended = np.random.default_rng(0), np.zeros(4, np.int64), np.zeros(4), 0
+    for _ in range(120):
+        _, rewards, terminations, truncations, info = envs.step(_masked_actions(rng, info["action_mask"]))
+        lengths += 1
+        returns += rewards
+        done = terminations | truncations
+        assert np.array_equal(info.get("_episode", np.zeros(4, np.bool_)), done)
+        assert not np.any(rewards[~done])
+        for b in np.flatnonzero(done):
+            assert info["episode"]["r"][b] == returns[b] == rewards[b] and rewards[b] in (1.0, -1.0)
+            assert info["episode"]["l"][b] == lengths[b]
+        lengths[done], returns[done] = 0, 0.0
+        ended += int(done.sum())
+    assert ended >= 4 and len(envs.return_queue) == ended
+    envs.close()
