@@ -33,6 +33,11 @@ with observations and masks, 7,000,000 with masks only, and 9x OpenSpiel.
 
     python benchmarks/megagem_batched.py                         # 4 players, ~3 s per configuration
     python benchmarks/megagem_batched.py --seconds 1 --batches 1024,4096 --players 5
+    python benchmarks/megagem_batched.py --batches 64,256,1024,4096 --breakdown 3000   # + where a step's time goes
+
+``--breakdown STEPS`` adds, per B, the microseconds per step of the observations, the step, the
+masks with the random actions (and the count of decisions), and the whole loop, timed apart in
+the obs+masks loop (the timer calls add a little to the whole loop).
 """
 from __future__ import annotations
 
@@ -100,6 +105,33 @@ def batched_runner(batch: int, players: int, observations: bool, seed: int) -> t
         engine.step(engine.random_actions(rng))
     label = f"BatchedMegaGem B={batch} {'obs+masks' if observations else 'masks'}"
     return Runner(label, play), engine
+
+
+def breakdown(batch: int, players: int, steps: int, seed: int) -> dict[str, float]:
+    """Microseconds per ``step`` of each part of the obs+masks loop at one B, timed apart (after a warm-up)."""
+    engine = BatchedMegaGem(batch, seed=seed, num_players=players)
+    rng = np.random.default_rng(seed)
+    for _ in range(3 + 2048 // batch):
+        engine.step(engine.random_actions(rng))
+    parts = dict.fromkeys(("observations", "step", "masks + random actions", "whole loop"), 0.0)
+    clock = time.perf_counter
+    begin = clock()
+    for _ in range(steps):
+        t0 = clock()
+        engine.action_masks()
+        t1 = clock()
+        engine.observations()
+        t2 = clock()
+        engine.num_to_act()
+        actions = engine.random_actions(rng)
+        t3 = clock()
+        engine.step(actions)
+        t4 = clock()
+        parts["observations"] += t2 - t1
+        parts["step"] += t4 - t3
+        parts["masks + random actions"] += (t1 - t0) + (t3 - t2)
+    parts["whole loop"] = clock() - begin
+    return {k: v / steps * 1e6 for k, v in parts.items()}
 
 
 def scalar_env_runner(players: int, seed: int) -> Runner:
@@ -184,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=4, choices=(3, 4, 5))
     parser.add_argument("--batches", default="1,64,1024,4096,16384", help="comma-separated batch sizes")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--breakdown", type=int, default=0, metavar="STEPS",
+                        help="also time the parts of the obs+masks loop apart, STEPS steps at each B")
     parser.add_argument("--selfplay", default="", metavar="B,...",
                         help="also the training path's BatchedSelfPlay at these batch sizes (learner steps/s)")
     args = parser.parse_args(argv)
@@ -233,6 +267,15 @@ def main(argv: list[str] | None = None) -> int:
         total = (buffers["observations"] + buffers["masks"]) * batch
         print(f"| {batch} | {engine.state_bytes} | {buffers['observations']:,} | {buffers['masks']:,} | "
               f"{buffers['deal_pool']:,} | {total / 2**20:,.1f} MiB |")
+    if args.breakdown:
+        print()
+        print("| B | observations (us/step) | step (us/step) | masks + random actions (us/step) | "
+              "whole loop (us/step) | whole loop per game step (us) |")
+        print("|---:|---:|---:|---:|---:|---:|")
+        for batch in batches:
+            t = breakdown(batch, args.players, args.breakdown, args.seed)
+            print(f"| {batch} | {t['observations']:,.0f} | {t['step']:,.0f} | {t['masks + random actions']:,.0f} | "
+                  f"{t['whole loop']:,.0f} | {t['whole loop'] / batch:.2f} |")
     if selfplay:
         print()
         print("| training-path environment (learner steps) | steps/s | vs one instance per game |")

@@ -345,10 +345,12 @@ def test_benchmark_script_runs(capsys):
     spec = importlib.util.spec_from_file_location("megagem_batched_benchmark", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert module.main(["--seconds", "0.05", "--rounds", "1", "--batches", "1,8", "--players", "3"]) == 0
+    assert module.main(["--seconds", "0.05", "--rounds", "1", "--batches", "1,8", "--players", "3",
+                        "--breakdown", "4"]) == 0
     out = capsys.readouterr().out
     for row in ("BatchedMegaGem B=1 obs+masks", "BatchedMegaGem B=8 masks", "megagem_v0.env()",
-                "OpenSpiel first_sealed_auction", "| 8 | 153 | 2,724 | 303 |", "decisions per game step |"):
+                "OpenSpiel first_sealed_auction", "| 8 | 153 | 2,724 | 303 |", "decisions per game step |",
+                "whole loop per game step (us) |"):
         assert row in out
     # the batched rows give game steps per second and decisions per game step: at most 3 (seats)
     # and at least 1 (a reveal step has the winner alone), the scalar env's row has neither
@@ -356,3 +358,7 @@ def test_benchmark_script_runs(capsys):
     per_step = float(row.rstrip(" |").split("|")[-1])
     assert 1.0 <= per_step <= 3.0
     assert next(line for line in out.splitlines() if line.startswith("| megagem_v0.env()")).endswith("| - | - |")
+    # the breakdown's parts (timed apart) fit in the whole loop, whose cost per game step is the loop's / B
+    cells = [float(x.replace(",", "")) for x in out.splitlines()[
+        max(i for i, line in enumerate(out.splitlines()) if line.startswith("| 8 |"))].strip("| ").split(" | ")]
+    assert len(cells) == 6 and sum(cells[1:4]) <= cells[4] + 2 and cells[5] == pytest.approx(cells[4] / 8, abs=0.07)  # (rounded)
