@@ -83,6 +83,12 @@ class Runner:
         return self.steps / self.elapsed if self.elapsed else 0.0
 
 
+def _warm_up(engine: BatchedMegaGem, rng: np.random.Generator) -> None:
+    """A few random steps (more for small B), so that games of every age are in play when timing starts."""
+    for _ in range(3 + 2048 // engine.num_games):
+        engine.step(engine.random_actions(rng))
+
+
 def batched_runner(batch: int, players: int, observations: bool, seed: int) -> tuple[Runner, BatchedMegaGem]:
     """Random masked play of a ``BatchedMegaGem``: masks (and observations) built before every step."""
     engine = BatchedMegaGem(batch, seed=seed, num_players=players)
@@ -101,8 +107,7 @@ def batched_runner(batch: int, players: int, observations: bool, seed: int) -> t
             if time.perf_counter() - start >= seconds:
                 return decisions, steps
 
-    for _ in range(3 + 2048 // batch):  # warm-up
-        engine.step(engine.random_actions(rng))
+    _warm_up(engine, rng)
     label = f"BatchedMegaGem B={batch} {'obs+masks' if observations else 'masks'}"
     return Runner(label, play), engine
 
@@ -111,8 +116,7 @@ def breakdown(batch: int, players: int, steps: int, seed: int) -> dict[str, floa
     """Microseconds per ``step`` of each part of the obs+masks loop at one B, timed apart (after a warm-up)."""
     engine = BatchedMegaGem(batch, seed=seed, num_players=players)
     rng = np.random.default_rng(seed)
-    for _ in range(3 + 2048 // batch):
-        engine.step(engine.random_actions(rng))
+    _warm_up(engine, rng)
     parts = dict.fromkeys(("observations", "step", "masks + random actions", "whole loop"), 0.0)
     clock = time.perf_counter
     begin = clock()
