@@ -267,6 +267,12 @@ def test_random_actions_are_legal_and_cover_every_choice():
         seen_reveals.update(actions[acting & ~eng._bidding[:, None]].tolist())
         eng.step(actions)
     assert set(range(0, 20)) <= seen_bids and len(seen_reveals) == 5
+    # a seed instead of a Generator draws as default_rng(seed) does; None draws fresh; anything else is refused
+    assert np.array_equal(eng.random_actions(7), eng.random_actions(np.random.default_rng(7)))
+    assert ((eng.random_actions() >= 0) == eng.to_act()).all()
+    for bad in ("7", 1.5, True):
+        with pytest.raises(ValueError, match="rng must be a numpy Generator, an integer seed or None"):
+            eng.random_actions(bad)
 
 
 def test_memory_per_game():

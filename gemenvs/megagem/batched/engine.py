@@ -590,11 +590,17 @@ class BatchedMegaGem:
             block.reshape(len(idx), 1, MISSIONS_IN_PLAY * NUM_MISSIONS))
         self._fresh[idx] = False
 
-    def random_actions(self, rng: np.random.Generator) -> np.ndarray:
+    def random_actions(self, rng: np.random.Generator | int | None = None) -> np.ndarray:
         """(B, n) int64 actions drawn uniformly among each seat's legal actions (-1 for seats not to act).
 
-        The k-th legal action of the seat's mask row, k drawn uniformly; a (n, B) array transposed.
+        ``rng``: a numpy ``Generator`` (drawn from), else a seed for a new one (``None``: fresh
+        entropy), as ``np.random.default_rng`` takes it. The k-th legal action of the seat's mask
+        row, k drawn uniformly; a (n, B) array transposed.
         """
+        if not isinstance(rng, np.random.Generator):
+            if rng is not None and not isinstance(rng, (int, np.integer)) or isinstance(rng, bool):
+                raise ValueError(f"rng must be a numpy Generator, an integer seed or None; got {rng!r}")
+            rng = np.random.default_rng(rng)
         u = rng.random((self.num_players, self.num_games))
         u *= self._count.take(self._choice)
         actions = self._nth_flat.take(self._choice_at + u.astype(np.intp))
