@@ -399,7 +399,6 @@ def test_numpy_blas_threads_can_be_limited():
         limit_numpy_blas_threads(before)
 
 
-
 def test_make_vec_under_gymnasiums_episode_statistics_wrapper():
     """Gymnasium's vector RecordEpisodeStatistics over the make_vec env: every finished game's return
     (its terminal reward: the learner's rewards are 0 until the game ends) and length (the learner's

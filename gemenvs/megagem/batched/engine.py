@@ -598,9 +598,11 @@ class BatchedMegaGem:
         row, k drawn uniformly; a (n, B) array transposed.
         """
         if not isinstance(rng, np.random.Generator):
-            if rng is not None and not isinstance(rng, (int, np.integer)) or isinstance(rng, bool):
-                raise ValueError(f"rng must be a numpy Generator, an integer seed or None; got {rng!r}")
-            rng = np.random.default_rng(rng)
+            try:
+                seed = check_seed(rng, "rng")
+            except ValueError:
+                raise ValueError(f"rng must be a numpy Generator, an integer seed or None; got {rng!r}") from None
+            rng = np.random.default_rng(seed)
         u = rng.random((self.num_players, self.num_games))
         u *= self._count.take(self._choice)
         actions = self._nth_flat.take(self._choice_at + u.astype(np.intp))
