@@ -9,7 +9,8 @@
   through ``to_dict`` at every step and every game through ``to_dict`` (and the scalar replay of
   it) when it ends, with its scores, winners and rewards. 3, 4 and 5 players, one case per value
   of every option, and a case mixing them; the rare paths (first-auction ties, runs of forced
-  rounds, a 2-gem card with one gem left) are checked to have been played.
+  rounds, a 2-gem card with one gem left) are checked to have been played. Uniform random play,
+  and bidders of five styles (low, high, mostly 0, all or nothing) that keep coins to the end.
 * Auto-reset and seeding: game b of a batch seeded s plays ``new_state(game_seeds(s, b, j))`` as
   its j-th game, whatever the batch size; ``reset`` restarts the same games.
 * Errors: the shape and type of ``actions``, an illegal action (the game, seat and action named),
@@ -107,16 +108,39 @@ def longest_forced_run(state: rules.MegaGemState, reveal_start: int) -> int:
     return longest
 
 
+def styled_bidders(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    """A legal action per seat with a non-zero mask (-1 elsewhere) in one of five styles, by game
+    and seat: uniform, low bids likelier, high bids likelier, 0 four times in five, the largest bid
+    or 0. Uniform play spends its coins early (no player ended a game of 150 holding its starting
+    coins); with these some do, and more auctions are bid 0 by every seat by choice."""
+    actions = np.full(masks.shape[:2], -1, dtype=np.int64)
+    for b, p in zip(*np.nonzero(masks.any(axis=2))):
+        legal = np.flatnonzero(masks[b, p])
+        style, size = (3 * b + p) % 5, legal.size
+        if style == 0 or size == 1:
+            k = rng.integers(size)
+        elif style in (1, 2):
+            w = (1.0 + np.arange(size)) ** (2 if style == 2 else -2)
+            k = rng.choice(size, p=w / w.sum())
+        elif style == 3:
+            k = 0 if rng.random() < 0.8 else rng.integers(size)
+        else:
+            k = size - 1 if rng.random() < 0.5 else 0
+        actions[b, p] = legal[k]
+    return actions
+
+
 def play_differential(games: int, batch: int, seed: int, reward: str = "win", full_every_step: int = 2,
-                      **options) -> tuple[int, dict]:
-    """Play until ``games`` games have ended; compare as the module docstring says. Returns
-    (games played, coverage counts)."""
+                      policy=masked_random, **options) -> tuple[int, dict]:
+    """Play until ``games`` games have ended, every seat's action drawn by ``policy(rng, masks)``;
+    compare as the module docstring says. Returns (games played, coverage counts)."""
     game = MegaGem(**options)
     eng = BatchedMegaGem(batch, seed=seed, reward=reward, record=True, auto_reset=False, **options)
     n = eng.num_players
     states = [game.new_state(int(eng.seeds[b])) for b in range(batch)]
     rng = np.random.default_rng(seed)
-    seen = {"first_auction_ties": 0, "forced_runs": 0, "long_forced_runs": 0, "one_gem_of_two": 0, "forced_reveals": 0, "over": 0}
+    seen = {"first_auction_ties": 0, "forced_runs": 0, "long_forced_runs": 0, "one_gem_of_two": 0, "forced_reveals": 0,
+            "zero_auctions_by_choice": 0, "coins_kept": 0, "over": 0}
     played = 0
     while played < games:
         masks, obs, to_act = eng.action_masks().copy(), eng.observations().copy(), eng.to_act()
@@ -127,7 +151,7 @@ def play_differential(games: int, batch: int, seed: int, reward: str = "win", fu
                 assert obs[b, p].tobytes() == game.observe(s, p).tobytes(), f"game {b} seat {p}: observation"
             if b < full_every_step:
                 assert same_data(eng.to_dict(b), s.to_dict()), f"game {b}: state"
-        actions = masked_random(rng, masks)
+        actions = policy(rng, masks)
         result = eng.step(actions)
         for b, s in enumerate(states):
             for p in game.to_act(s):
@@ -152,6 +176,11 @@ def play_differential(games: int, batch: int, seed: int, reward: str = "win", fu
             seen["forced_reveals"] += sum(1 for p, a, f in s.log if f and a >= rs)
             seen["forced_runs"] += longest_forced_run(s, rs) >= 2
             seen["long_forced_runs"] += longest_forced_run(s, rs) > n
+            bids = [e for e in s.log if e[1] < rs]
+            seen["zero_auctions_by_choice"] += sum(all(a == 0 for _, a, _ in bids[r * n:(r + 1) * n])
+                                                   and not all(f for _, _, f in bids[r * n:(r + 1) * n])
+                                                   for r in range(len(h)))
+            seen["coins_kept"] += max(s.coins) >= game.opts.start_coins
             seen["over"] += 1
             played += 1
         for b in eng.reset_finished():
@@ -194,6 +223,24 @@ def test_differential_defaults_and_mixed_thousands():
     # the rare paths were played (runs of forced rounds are common in random play: coins run out)
     assert counts["first_auction_ties"] > 0 and counts["forced_runs"] > 0
     assert counts["one_gem_of_two"] > 0 and counts["forced_reveals"] > 0
+
+
+def test_differential_styled_bidders():
+    """Play other than uniform (:func:`styled_bidders`), mixed options at every player count: 450 games,
+    some of them ending with a player holding its starting coins (which uniform play does not reach)."""
+    total, counts = 0, {}
+    for seed, options in enumerate([
+        dict(num_players=3, value_chart="random", tie_break="queue", reward="score"),
+        dict(num_players=4, reveal_after="treasure_only", two_pairs="distinct", reward="margin"),
+        dict(num_players=5, value_chart="random", public_bids=False),
+    ]):
+        played, seen = play_differential(games=150, batch=50, seed=200 + seed, full_every_step=1,
+                                         policy=styled_bidders, **options)
+        total += played
+        for k, v in seen.items():
+            counts[k] = counts.get(k, 0) + v
+    assert total >= 450
+    assert counts["coins_kept"] > 0 and counts["zero_auctions_by_choice"] > 0 and counts["first_auction_ties"] > 0
 
 
 def test_differential_forced_runs_paused_and_run_on(monkeypatch):
