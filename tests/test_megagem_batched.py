@@ -177,9 +177,9 @@ def play_differential(games: int, batch: int, seed: int, reward: str = "win", fu
             seen["forced_runs"] += longest_forced_run(s, rs) >= 2
             seen["long_forced_runs"] += longest_forced_run(s, rs) > n
             bids = [e for e in s.log if e[1] < rs]
-            seen["zero_auctions_by_choice"] += sum(all(a == 0 for _, a, _ in bids[r * n:(r + 1) * n])
-                                                   and not all(f for _, _, f in bids[r * n:(r + 1) * n])
-                                                   for r in range(len(h)))
+            rounds = [bids[r * n:(r + 1) * n] for r in range(len(h))]  # (seat, bid, forced) of each auction
+            seen["zero_auctions_by_choice"] += sum(all(a == 0 for _, a, _ in x) and not all(f for *_, f in x)
+                                                   for x in rounds)
             seen["coins_kept"] += max(s.coins) >= game.opts.start_coins
             seen["over"] += 1
             played += 1
@@ -204,21 +204,28 @@ def test_differential_each_option(options):
     assert played >= 120 and seen["forced_reveals"] > 0
 
 
+def play_cases(cases: list[dict], first_seed: int, **kwargs) -> tuple[int, dict]:
+    """:func:`play_differential` for each option set (seeds first_seed, first_seed + 1, ...): games
+    played and coverage counts, summed."""
+    total, counts = 0, {}
+    for seed, options in enumerate(cases, start=first_seed):
+        played, seen = play_differential(seed=seed, full_every_step=1, **kwargs, **options)
+        total += played
+        for k, v in seen.items():
+            counts[k] = counts.get(k, 0) + v
+    return total, counts
+
+
 def test_differential_defaults_and_mixed_thousands():
     """The default game (4 players) and mixed options at every player count: about 1,500 games."""
-    total, counts = 0, {}
-    for seed, options in enumerate([
+    total, counts = play_cases([
         dict(num_players=4),
         dict(num_players=3, value_chart="random", tie_break="queue", two_pairs="distinct", reward="rank"),
         dict(num_players=4, value_chart="random", reveal_after="treasure_only", public_bids=False, reward="margin"),
         dict(num_players=5, value_chart="E", tie_break="queue", reveal_after="treasure_only", two_pairs="distinct",
              public_bids=False, reward="score"),
         dict(num_players=5, value_chart="random", reward="win"),
-    ]):
-        played, seen = play_differential(games=300, batch=100, seed=100 + seed, full_every_step=1, **options)
-        total += played
-        for k, v in seen.items():
-            counts[k] = counts.get(k, 0) + v
+    ], first_seed=100, games=300, batch=100)
     assert total >= 1500
     # the rare paths were played (runs of forced rounds are common in random play: coins run out)
     assert counts["first_auction_ties"] > 0 and counts["forced_runs"] > 0
@@ -228,17 +235,11 @@ def test_differential_defaults_and_mixed_thousands():
 def test_differential_styled_bidders():
     """Play other than uniform (:func:`styled_bidders`), mixed options at every player count: 450 games,
     some of them ending with a player holding its starting coins (which uniform play does not reach)."""
-    total, counts = 0, {}
-    for seed, options in enumerate([
+    total, counts = play_cases([
         dict(num_players=3, value_chart="random", tie_break="queue", reward="score"),
         dict(num_players=4, reveal_after="treasure_only", two_pairs="distinct", reward="margin"),
         dict(num_players=5, value_chart="random", public_bids=False),
-    ]):
-        played, seen = play_differential(games=150, batch=50, seed=200 + seed, full_every_step=1,
-                                         policy=styled_bidders, **options)
-        total += played
-        for k, v in seen.items():
-            counts[k] = counts.get(k, 0) + v
+    ], first_seed=200, games=150, batch=50, policy=styled_bidders)
     assert total >= 450
     assert counts["coins_kept"] > 0 and counts["zero_auctions_by_choice"] > 0 and counts["first_auction_ties"] > 0
 
