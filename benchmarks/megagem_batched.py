@@ -9,8 +9,9 @@ Random masked play, one process, measured side by side in one run:
   counted are the seats with a choice (``num_to_act()``); all of it is timed, the deals of new
   games included (finished games are dealt afresh inside ``step``). Beside them, game steps per
   second (B per ``step``: one decision point of every game) and the decisions per game step: a
-  bidding step has every seat with coins deciding, a reveal step the winner alone (about 2.2 in
-  4-player random play), so decisions per second depend on that mix as much as on the engine.
+  bidding step has every seat with coins deciding, a reveal step the winner alone, a round whose
+  every bid is forced none (about 2.1 in 4-player random play), so decisions per second depend on
+  that mix as much as on the engine.
 * the scalar ``megagem_v0.env()`` (AEC, the same options), played as ``benchmarks/throughput.py``
   plays it: ``env.last()`` (observation and mask) then a uniformly random legal action.
 * OpenSpiel's C++ ``first_sealed_auction`` (``pip install open-spiel``, the ``openspiel`` extra):

@@ -46,17 +46,23 @@ def test_batched_engine_draws_the_same_charts_and_plays_the_same_games(players):
     assert [CHART_NAMES[int(c)] for c in eng.chart] == [s.chart for s in states]
     assert len({s.chart for s in states}) == 5
     rng = np.random.default_rng(players)
-    while not all(game.is_over(s) for s in states):
+    over = np.zeros(64, np.bool_)
+    while not over.all():
         obs, masks = eng.observations(), eng.action_masks()
+        # a game at a round whose every bid is forced has no seat to act (the scalar engine is past it)
+        waiting = masks.any(axis=(1, 2))
         for b, s in enumerate(states):
-            for p in range(players):
-                assert obs[b, p].tobytes() == game.observe(s, p).tobytes(), f"game {b} seat {p}"
+            if waiting[b] or over[b]:
+                for p in range(players):
+                    assert obs[b, p].tobytes() == game.observe(s, p).tobytes(), f"game {b} seat {p}"
         actions = np.full(masks.shape[:2], -1, np.int64)
         for b, p in zip(*np.nonzero(masks.any(axis=2))):
             actions[b, p] = rng.choice(np.flatnonzero(masks[b, p]))
         result = eng.step(actions)
+        over |= result.done
         for b, s in enumerate(states):
-            for p in game.to_act(s):
-                game.apply_legal(s, p, int(actions[b, p]))
+            if waiting[b]:
+                for p in game.to_act(s):
+                    game.apply_legal(s, p, int(actions[b, p]))
             if result.done[b]:
-                assert result.scores[b].tolist() == game.results(s).scores
+                assert game.is_over(s) and result.scores[b].tolist() == game.results(s).scores

@@ -2,20 +2,28 @@
 
 Every game of a :class:`BatchedMegaGem` waits, between steps, on one decision point: the sealed
 bids of a round (every seat with a choice bids at once) or the reveal of the round's winner.
-:meth:`BatchedMegaGem.step` takes one action per seat of every game, ``(B, n_players)``, plays
-every game's decision point, then plays forced decisions (the scalar core's rule: a seat whose
-mask has a single legal action) until each game waits on a real choice again, exactly as
-``Game.apply_legal`` does, so that game ``b`` is always in the state the scalar engine reaches
-with the same choices. Finished games are scored and, by default, dealt afresh.
+:meth:`BatchedMegaGem.step` takes one action per seat of every game, ``(B, n_players)``, and plays
+every game's decision point with the forced decisions in it (the scalar core's rule: a seat whose
+mask has a single legal action), as ``Game.apply_legal`` does: a seat whose bid limit is 0 bids
+0, a winner holding one colour reveals it. Finished games are scored and, by default, dealt afresh.
+
+**Forced rounds.** A round in which every bid is forced (no seat has coins and the card is not a
+Loan) is a decision point with no seat to act: ``to_act()`` is all False for that game, its masks
+are all zero, and the next step plays the round (the actions given for the game are ignored).
+The scalar engine plays such rounds at once, inside the decision that leads to them; here each
+takes one step, so that no game's run of them makes every step pay for a pass over a few games
+(at B = 1024 some game starts one in almost every step; in random play about 5% of game steps
+are such rounds). So game ``b`` is in the state the scalar engine reaches with the same choices
+whenever a seat of it is to act or it is over, and between two of the scalar engine's states
+while it plays forced rounds (:meth:`BatchedMegaGem.to_dict` then gives the state the scalar
+engine is in: the forced rounds played up to the next choice).
 
 The step, the observations and the masks are vectorized over games and seats; the step runs one
-pass through bid, reveal and round end, then one pass that plays, for the few games whose next
-round has every bid forced (no seat has coins and the card is not a Loan), the whole run of such
-rounds at once (up to 2n - 1 rounds a pass; a longer run takes another pass). The only Python loop over games is a cache blocking: ``observations`` moves the
-slots of 128 games at a time into place. Every seat's mask is a row of one table (its row number
-is kept after every step), so masks, random legal actions and the action check are look-ups;
-the auction's winner (``tie_break="rulebook"``) is one look-up by last winner, first-auction
-draws and tied seats.
+pass through bid, reveal and round end. The only Python loop over games is a cache blocking:
+``observations`` moves the slots of 128 games at a time into place. Every seat's mask is a row
+of one table (its row number is kept after every step), so masks, random legal actions and the
+action check are look-ups; the auction's winner (``tie_break="rulebook"``) is one look-up by
+last winner, first-auction draws and tied seats.
 
 Layout: per-seat state is seat-major, ``(n, B)`` (every operation runs along contiguous rows of B
 games), per-game state is ``(B,)`` or ``(B, k)``; the fields are views of two blocks (bytes and
@@ -29,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gemenvs.core.engine import MAX_SEED, IllegalActionError, check_int, check_seed
+from gemenvs.core.engine import MAX_SEED, IllegalActionError, check_int, check_seed, same_data
 from gemenvs.core.rewards import check_reward_mode
 from gemenvs.megagem import rules
 from gemenvs.megagem.batched import tables as T
@@ -228,7 +236,6 @@ class BatchedMegaGem:
         self._treasure_only = self.opts.reveal_after == "treasure_only"
         self._queue = self.opts.tie_break == "queue"
         self._met = T.missions_met(self.opts.two_pairs)
-        self._mission_bit = np.uint32(1) << np.arange(NUM_MISSIONS, dtype=np.uint32)  # (bits of _met)
         self._ar = np.arange(B)
         self._seat_at = self._ar * n  # + seat: its entry in a (B, n) array
         self._mission_value = np.array(MISSION_VALUE, dtype=np.int32)
@@ -236,7 +243,6 @@ class BatchedMegaGem:
         self._counts_t = np.ascontiguousarray(T.COUNTS.T)        # (5, codes)
         self._forced_bits = (np.uint8(1) << np.arange(n, dtype=np.uint8))[:, None]
         self._row_slots = np.arange(2, dtype=np.uint8)[:, None]
-        self._kinds = np.arange(NUM_AUCTION_KINDS, dtype=np.int16)[:, None]
         self._kinds8 = np.arange(NUM_AUCTION_KINDS, dtype=np.uint8)[:, None]
         self._colours8 = np.arange(NUM_COLOURS, dtype=np.uint8)[:, None]
         self._seat8 = np.arange(n, dtype=np.int8)[:, None]
@@ -246,13 +252,6 @@ class BatchedMegaGem:
         self._place_after = np.concatenate([(np.arange(n)[:, None] - np.arange(n)[None, :] - 1) % n,
                                             np.arange(n)[:, None]], axis=1).astype(np.int16)
         self._win = _winner_table(n)
-        # the forced-round pass (``_play_forced_rounds``) looks K rounds ahead, two turns around the
-        # table (runs are short: a longer one is paused after K - 1 rounds and run on by a further pass)
-        self._ahead = self._TURNS_AHEAD * n
-        self._ahead_i = np.arange(self._ahead)[:, None]
-        self._ahead_turn = self._ahead_i % n
-        self._ahead_later = self._ahead_i >= 1
-        self._cycle = (np.arange(1, self._ahead + n + 1) % n).astype(np.intp)  # seat (k + 1) % n at k
         self._allocate_state()
         self._allocate_outputs()
         self._pool: _DealPool | None = None
@@ -306,7 +305,6 @@ class BatchedMegaGem:
             self.rec_reveal = z((B, NUM_AUCTION_CARDS), np.int8)
             self.rec_forced = z((B, NUM_AUCTION_CARDS), np.uint8)  # forced-bid seat bits, 0x80 forced reveal
 
-    _TURNS_AHEAD = 2  # turns around the table a forced-round pass looks ahead (``_play_forced_rounds``)
     _POOL_GAMES = 32768  # openings dealt in advance: this many games, 2 to 64 per slot
 
     _STATE_FIELDS = ("seeds", "episodes", "_bytes", "_words", "_rows", "prefix")
@@ -506,7 +504,8 @@ class BatchedMegaGem:
     # ------------------------------------------------------------------ queries
 
     def to_act(self) -> np.ndarray:
-        """(B, n) bool: the seats with a choice now (forced decisions are already played)."""
+        """(B, n) bool: the seats with a choice now (a forced decision is played by the step; a game at
+        a round whose every bid is forced has none)."""
         return self._choosers.T.copy()
 
     def num_to_act(self) -> int:
@@ -632,10 +631,7 @@ class BatchedMegaGem:
             colour = a.reshape(-1).take(self._seat_at + self.winner, mode="clip").astype(np.uint8)
         else:
             colour = None
-        ended, all_forced = self._play(at, colour)
-        if np.logical_or.reduce(all_forced):
-            self._play_forced_rounds(all_forced.nonzero()[0], ended)
-        result = self._end_games(ended)
+        result = self._end_games(self._play(at, colour))
         if self.auto_reset and np.logical_or.reduce(result.done):
             self._next_episode(result.done.nonzero()[0])
         self._refresh()
@@ -668,11 +664,10 @@ class BatchedMegaGem:
             reason = f"no {COLOURS[action - self._reveal_start]} gem in hand"
         raise IllegalActionError(f"game {b}: illegal action {action} ({name}) by seat {p}: {reason}")
 
-    def _play(self, at: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _play(self, at: np.ndarray, colour: np.ndarray) -> np.ndarray:
         """Every game's decision point, all games at once: the auctions of the bidding games (bids
         from ``at``, (n, B); a seat not bidding bids 0), the reveals (``colour``, or forced), then
-        the end of the rounds. Returns the games that ended and the games whose new round has
-        every bid forced.
+        the end of the rounds. Returns the games that ended.
 
         (Masked updates are ``np.copyto(x, new, where=mask)`` or arithmetic with boolean arrays.)
         """
@@ -756,10 +751,9 @@ class BatchedMegaGem:
         self.rec_reveal[idx, r] = c[idx]
         self.rec_forced[idx, r] |= forced[idx].astype(np.uint8) * np.uint8(_REVEAL_FORCED_BIT)
 
-    def _finish_rounds(self, g: np.ndarray, w: np.ndarray, is_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _finish_rounds(self, g: np.ndarray, w: np.ndarray, is_w: np.ndarray) -> np.ndarray:
         """Steps 4-7 for games ``g`` won by ``w`` (``is_w``: (n, B) the winner's seat): refill the row,
-        claim missions, then the next round or the end. Returns the games that ended and those whose
-        new round has every bid forced."""
+        claim missions, then the next round or the end. Returns the games that ended."""
         fs = self._for_sale
         # Clarification 8: open missions go to the first player clockwise from the winner whose
         # Collection meets them. Only the winner's Collection changed this round, and every other
@@ -781,128 +775,7 @@ class BatchedMegaGem:
         self.card += (card.view(np.int8) - self.card) * starting
         self.deck_left -= (self._kinds8 == card) & starting
         self.phase *= ~starting  # (-> BID = 0)
-        starting &= np.maximum.reduce(self.coins, axis=0) == 0
-        starting &= T.LOAN_AMOUNT.take(card) == 0
-        return ending, starting
-
-    def _play_forced_rounds(self, idx: np.ndarray, ended: np.ndarray) -> None:
-        """Play the rounds of games ``idx`` in which every bid is forced, one after another until a
-        seat has a choice or the game ends; all such rounds of all these games at once.
-
-        A round is forced when no seat has coins and its card is not a Loan: every bid is 0, so
-        the first seat of the tie order wins, pays nothing, and everyone moves one place up in the
-        order (the winner to the back). Coins stay 0, so the rounds that follow are forced too,
-        until one of them (a) has a Loan card (its bids are choices), (b) has a winner that must
-        choose which gem to reveal, or (c) sells the last gem. Within such a run of rounds the
-        winners take turns in tie order, the gems are sold in deck order and each winner holding a
-        single colour reveals it while its hand lasts, so the whole run is computed at once over
-        the rounds ahead (arrays (K rounds, m games)), and the state is set to where it stops (or,
-        for a run longer than K - 1 rounds, to round K - 1, from which a further pass runs on).
-        """
-        m, n, fs = len(idx), self.num_players, self._for_sale
-        kn, i = self._ahead, self._ahead_i     # K rounds ahead (whole turns around the table), (K, 1)
-        j = self._ar[:m]
-        # the games' state, one block at a time (each block is written back whole at the end)
-        block, words = self._bytes[:, idx], self._words[:, :, idx]
-        u8, i8, invested = block[:_U8_ROWS], block[_U8_ROWS:_DEBTS].view(np.int8), block[_DEBTS + n:_DEBTS + 2 * n]
-        s16, codes = words[:3], words[3:].view(np.uint16)
-        hands0, coll0, tie_place = codes[0], codes[1], s16[1]
-        r0 = u8[_ROUND].astype(np.intp)        # the first forced round (already started)
-        # the cards of this round and the next ones (past the deck: anything; the run stops before,
-        # as the deck's Treasure cards sell every gem)
-        cards = self._rows_flat.take(self._auction_base.take(idx) + r0 + i, mode="clip")
-        loan = T.IS_LOAN.take(cards)
-        gems = T.TREASURE_GEMS.take(cards)
-        sold = np.concatenate([u8[_SOLD][None], gems])  # gems sold before each round ahead (row k) and after it (k + 1)
-        np.add.accumulate(sold, axis=0, out=sold)
-        np.minimum(sold, np.uint8(fs), out=sold)
-        ends = sold[1:] >= fs
-        req = ~ends                            # a reveal follows (hand permitting)
-        if self._treasure_only:
-            req &= gems > 0
-        if self._queue:                        # the winner of each round: in turn, from the front of the queue
-            w = tie_place.argsort(axis=0).reshape(-1).take(self._ahead_turn * m + j)
-        else:                                  # ... from the seat left of the last winner
-            w = self._cycle.take(i8[_LAST_WINNER] + i, mode="wrap")
-        at_w = w * m + j                       # (index of the winner's entry in (n, m) arrays)
-        hand_w = hands0.reshape(-1).take(at_w)  # the winner's hand as the run starts
-        single_w = T.SINGLE.take(hand_w)
-        # (this and earlier rounds of the same winner that asked for a reveal: its hand is not empty yet)
-        must = T.SIZE.take(hand_w) >= _running_turns(req, self._TURNS_AHEAD, np.uint8).reshape(kn, m)
-        must &= req
-        choice = single_w < 0                  # several colours: the winner chooses, the run stops
-        choice &= must
-        stop = loan | ends
-        stop |= choice
-        s = stop.argmax(axis=0)                # the round where the run stops
-        paused = ~stop.reshape(-1).take(s * m + j)  # no stop within K rounds (s = 0): pause at round K - 1
-        s += paused * (kn - 1)
-        at_s = s * m + j
-        not_loan_s = ~loan.reshape(-1).take(at_s)  # (a Loan round is not played: its bids are choices;
-        not_loan_s &= ~paused                      # nor is the round a run is paused at)
-        choice_s = choice.reshape(-1).take(at_s) & not_loan_s
-        end_s = ends.reshape(-1).take(at_s) & not_loan_s
-        played = s + not_loan_s
-        auctioned = i < played
-        finished = i < s + end_s
-        revealed = must ^ choice               # forced reveals (must, one colour held)
-        revealed &= i < s
-        # the winners' gains. The winners take turns: the seat in place t of the tie order as the run
-        # starts wins rounds t, t + n, ..., so a seat's sums over its rounds are sums over turns.
-        at_place = tie_place * m + j           # (seat q's entry in (place, m) arrays)
-        prefix = self._prefix_flat.take(self._prefix_base.take(idx) + sold)
-        gain = prefix[1:] - prefix[:-1]
-        gain *= auctioned
-        gained = _running_turns(gain, self._TURNS_AHEAD, np.uint16)  # (turn, place * m) so far
-        # Clarification 8, round by round: the winner claims the open missions its Collection meets.
-        met = self._met.take(coll0.reshape(-1).take(at_w) + gained.reshape(kn, m))
-        coll0 += gained[-1].take(at_place)
-        invest = T.INVEST_AMOUNT.take(cards) * auctioned
-        invested += np.add.reduce(invest.reshape(kn // n, n, m), axis=0, dtype=np.uint8).reshape(-1).take(at_place)
-        reveals = np.add.reduce(revealed.reshape(kn // n, n, m), axis=0, dtype=np.uint16).reshape(-1).take(at_place)
-        revealed_codes = reveals * T.POW.take(T.SINGLE.take(hands0))  # (n, m) (POW[-1] = 0: several colours)
-        hands0 -= revealed_codes
-        u8[_DISPLAY:_DISPLAY + NUM_COLOURS] += self._counts_t.take(np.add.reduce(revealed_codes, axis=0, dtype=np.uint16), axis=1)
-        met *= finished
-        met = np.bitwise_and(met, self._mission_bit.take(u8[_MISSIONS:_MISSIONS + MISSIONS_IN_PLAY])[:, None, :]) != 0
-        owner = i8[_OWNER:_OWNER + MISSIONS_IN_PLAY]  # (4 missions, m)
-        claim = np.logical_or.reduce(met, axis=1)
-        claim &= owner < 0
-        first = met.argmax(axis=1)             # the round each is claimed in
-        np.copyto(owner, w.reshape(-1).take(first * m + j), where=claim, casting="unsafe")
-        # where the run stops
-        last = w.reshape(-1).take((played - 1) * m + j)
-        i8[_LAST_WINNER] = last
-        if self._queue:
-            tie_place -= played
-            tie_place %= n
-        else:
-            self._place_after.take(last, axis=1, out=tie_place, mode="wrap")
-        s16[2] = 0                             # last bids
-        i8[_WINNER] = np.where(choice_s, w.reshape(-1).take(at_s), -1)
-        u8[_PHASE] = choice_s                  # (REVEAL = 1, BID = 0)
-        u8[_SOLD] = sold.reshape(-1).take(played * m + j)
-        before_s = sold.reshape(-1).take(at_s)
-        u8[_TURNED] = np.minimum(before_s + np.int16(2) + end_s * np.int16(fs), fs)
-        u8[_ROUND] = r0 + s
-        i8[_CARD] = cards.reshape(-1).take(at_s)
-        turned_up = i <= s
-        turned_up &= self._ahead_later
-        u8[_DECK_LEFT:_DECK_LEFT + NUM_AUCTION_KINDS] -= np.add.reduce(
-            (cards == self._kinds[:, :, None]) & turned_up, axis=1, dtype=np.uint8)
-        self._bytes[:, idx] = block
-        self._words[:, :, idx] = words
-        ended[idx[end_s]] = True
-        if self.record:
-            ii, jj = np.nonzero(auctioned)
-            g, r = idx[jj], r0[jj] - 1 + ii
-            self.rec_bids[g, r] = 0
-            self.rec_winner[g, r] = w[ii, jj]
-            rev = revealed[ii, jj]
-            self.rec_forced[g, r] = np.uint8((1 << n) - 1) | (rev * np.uint8(_REVEAL_FORCED_BIT))
-            self.rec_reveal[g[rev], r[rev]] = single_w[ii, jj][rev]
-        if np.logical_or.reduce(paused):
-            self._play_forced_rounds(idx[paused], ended)
+        return ending
 
     def _end_games(self, ended: np.ndarray) -> StepResult:
         """Game end for games ``ended``: every hand is revealed into the Display, then the scores
@@ -948,7 +821,10 @@ class BatchedMegaGem:
     def to_dict(self, b: int) -> dict:
         """Game ``b``'s state as the scalar engine's ``state.to_dict()`` (``MegaGem.state_from_dict``
         accepts it). Needs ``record=True``. The RNG state is the one the scalar setup leaves from
-        the game's seed, advanced by the first auction's tie draw when there was one."""
+        the game's seed, advanced by the first auction's tie draw when there was one. A game at a
+        round whose every bid is forced (no seat to act) is between two scalar states: its state is
+        the one the scalar engine reaches with the same choices (those rounds played, up to the next
+        choice or the end), where the following steps take the game."""
         if not self.record:
             raise ValueError("to_dict needs the bid and reveal record: build the engine with record=True")
         b = check_int("b", b, 0, self.num_games - 1)
@@ -979,9 +855,11 @@ class BatchedMegaGem:
             if revealed >= 0:
                 log.append([w, rs + revealed, int(bool(forced & _REVEAL_FORCED_BIT))])
         limit = self._limit[:, b]
+        seed = int(self.seeds[b])
+        if phase == BID and not limit.any():  # a forced round (no seat to act): the scalar engine is past it
+            return self._played_on(b, seed, log)
         if phase == BID:  # the forced bids of the round being bid are already in
             log += [[p, 0, 1] for p in range(n) if limit[p] == 0]
-        seed = int(self.seeds[b])
         rng = rules.new_state(self.opts, seed).rng
         if not self._queue and resolved:
             first = history[0]["bids"]
@@ -1015,19 +893,22 @@ class BatchedMegaGem:
             "log": log,
         }
 
+    def _played_on(self, b: int, seed: int, log: list) -> dict:
+        """The scalar state of game ``b`` waiting on a round whose every bid is forced: its decisions
+        so far (``log``) replayed by the scalar engine, which plays the forced rounds on up to the
+        next choice (or the end), where the coming steps take this game."""
+        s = self.game.new_state(seed)
+        for p, a, forced in log:
+            if not forced:
+                self.game.apply_legal(s, p, a)
+        if not same_data(s.log[:len(log)], log):
+            raise AssertionError(f"game {b}: the bid record is out of step with the state")
+        return s.to_dict()
+
     def state(self, b: int) -> rules.MegaGemState:
         """Game ``b`` as a scalar :class:`~gemenvs.megagem.rules.MegaGemState` (rebuilt by replaying
         :meth:`to_dict`, which the scalar engine checks field by field)."""
         return self.game.state_from_dict(self.to_dict(b))
-
-
-def _running_turns(x: np.ndarray, turns: int, dtype) -> np.ndarray:
-    """Running sums of ``x`` (turns * n rounds, m) over whole turns, as ``dtype``: row t of the
-    (turns, n * m) result sums turns 0..t (row adds: cheaper than ``cumsum`` along the first axis)."""
-    y = x.reshape(turns, -1).astype(dtype)
-    for t in range(1, turns):
-        y[t] += y[t - 1]
-    return y
 
 
 def _winner_table(n: int) -> np.ndarray:

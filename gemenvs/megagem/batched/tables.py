@@ -49,7 +49,6 @@ CARD_KIND = np.array([("treasure", "loan", "invest").index(t) for t in AUCTION_T
 CARD_AMOUNT = np.array(AUCTION_AMOUNT, dtype=np.int16)
 LOAN_AMOUNT = np.where(CARD_KIND == KIND_LOAN, CARD_AMOUNT, 0).astype(np.int16)
 LOAN_AMOUNT_U8 = LOAN_AMOUNT.astype(np.uint8)
-IS_LOAN = CARD_KIND == KIND_LOAN
 INVEST_AMOUNT = np.where(CARD_KIND == KIND_INVEST, CARD_AMOUNT, 0).astype(np.uint8)
 #: gems a card buys (0 for a Loan or an Invest card)
 TREASURE_GEMS = np.where(CARD_KIND == KIND_TREASURE, CARD_AMOUNT, 0).astype(np.uint8)
