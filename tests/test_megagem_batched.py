@@ -307,6 +307,35 @@ def test_seeding_does_not_depend_on_the_batch_size_and_reset_repeats():
     assert 0 <= unseeded.seed < 2**63 and unseeded.seeds[0] == game_seeds(unseeded.seed, 0, 0)
 
 
+def test_a_round_of_forced_bids_is_a_step_with_no_seat_to_act():
+    """Such a game has no seat to act and all-zero masks; the next step plays the round whatever its
+    entries of ``actions`` (even out of range); its state is the scalar one past the forced rounds."""
+    game = MegaGem()
+    eng = BatchedMegaGem(32, seed=9, record=True, auto_reset=False)
+    states = [game.new_state(int(x)) for x in eng.seeds]
+    rng = np.random.default_rng(9)
+    forced_steps = 0
+    while forced_steps < 30:
+        masks, to_act = eng.action_masks().copy(), eng.to_act()
+        waiting = to_act.any(axis=1)
+        forced = ~waiting & (eng.phase == 0)
+        actions = masked_random(rng, masks)
+        for b in np.flatnonzero(forced):
+            assert not masks[b].any() and (eng.coins[:, b] == 0).all()
+            assert same_data(eng.to_dict(b), states[b].to_dict())  # (the scalar game is past the round)
+            actions[b] = 999
+        rounds = eng.round.copy()
+        result = eng.step(actions)
+        forced_steps += int(forced.sum())
+        # each such game played its round: the next one began, the winner chooses a reveal, or it ended
+        assert ((eng.round > rounds) | (eng.phase == 1) | result.done)[forced].all()
+        for b in np.flatnonzero(waiting):
+            for p in game.to_act(states[b]):
+                game.apply_legal(states[b], p, int(actions[b, p]))
+        for b in eng.reset_finished():
+            states[b] = game.new_state(int(eng.seeds[b]))
+
+
 def test_random_actions_are_legal_and_cover_every_choice():
     eng = BatchedMegaGem(64, seed=3, num_players=5, record=True)
     rng = np.random.default_rng(4)
