@@ -10,10 +10,11 @@
   it) when it ends, with its scores, winners and rewards. A round whose every bid is forced,
   which the scalar engine plays within the decision before it, is a step of its own for the batched
   engine with no seat to act and all-zero masks (its ``to_dict`` is then the scalar engine's state
-  past it): a game takes exactly as many such steps as its log has rounds of forced bids only. 3, 4 and 5 players, one case per value
-  of every option, and a case mixing them; the rare paths (first-auction ties, runs of forced
-  rounds, a 2-gem card with one gem left) are checked to have been played. Uniform random play,
-  and bidders of five styles (low, high, mostly 0, all or nothing) that keep coins to the end.
+  past it): a game takes exactly as many such steps as its log has rounds of forced bids only.
+  3, 4 and 5 players, one case per value of every option, and a case mixing them; the rare paths
+  (first-auction ties, runs of forced rounds, a 2-gem card with one gem left) are checked to have
+  been played. Uniform random play, and bidders of five styles (low, high, mostly 0, all or
+  nothing) that keep coins to the end.
 * Auto-reset and seeding: game b of a batch seeded s plays ``new_state(game_seeds(s, b, j))`` as
   its j-th game, whatever the batch size; ``reset`` restarts the same games.
 * Errors: the shape and type of ``actions``, an illegal action (the game, seat and action named),
