@@ -308,6 +308,32 @@ def test_seeding_does_not_depend_on_the_batch_size_and_reset_repeats():
     assert 0 <= unseeded.seed < 2**63 and unseeded.seeds[0] == game_seeds(unseeded.seed, 0, 0)
 
 
+def test_observations_do_not_depend_on_when_they_were_last_built():
+    """The mission and mission_owner one-hots stay in the buffer between calls and are moved only
+    where a card or an owner changed: built every step, every 7th step or after a reset to another
+    seed, the observations are the same (and the scalar encoder's)."""
+    every, seldom = BatchedMegaGem(24, seed=5, record=True), BatchedMegaGem(24, seed=5)
+    game = MegaGem()
+    rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(1)
+    claims = deals = 0
+    for step in range(160):
+        if step == 90:  # every game dealt afresh from another seed
+            every.reset(6)
+            seldom.reset(6)
+        obs = every.observations().copy()
+        if step % 7 == 0 or step == 90:
+            assert np.array_equal(seldom.observations(), obs), f"step {step}"
+            for b in np.flatnonzero(every.to_act().any(axis=1))[::3]:  # (not at a forced round: see to_dict)
+                s = every.state(int(b))
+                assert [o.tobytes() for o in obs[b]] == [game.observe(s, p).tobytes() for p in range(4)]
+        owners = every.mission_owner.copy()
+        result = every.step(every.random_actions(rng_a))
+        seldom.step(seldom.random_actions(rng_b))
+        claims += int(((owners < 0) & (every.mission_owner >= 0)).sum())
+        deals += int(result.done.sum())
+    assert claims > 100 and deals > 24
+
+
 def test_a_round_of_forced_bids_is_a_step_with_no_seat_to_act():
     """Such a game has no seat to act and all-zero masks; the next step plays the round whatever its
     entries of ``actions`` (even out of range); its state is the scalar one past the forced rounds."""

@@ -63,9 +63,9 @@ _CARD, _WINNER, _LAST_WINNER, _OWNER = 0, 1, 2, 3
 _I8_ROWS = _OWNER + MISSIONS_IN_PLAY
 _DEBTS = _U8_ROWS + _I8_ROWS  # (the byte block: the uint8 rows, the int8 rows, then the debts, 3 per seat)
 _REVEAL_FORCED_BIT = 0x80
-_OBS_BLOCK = 128
+_OBS_BLOCK = 128  # games whose per-seat observation slots are gathered and copied at once
 _ROW_SHIFT = 7
-_ROW_WIDTH = 1 << _ROW_SHIFT  # entries per row of the flat mask tables (more than any num_actions)  # games whose per-seat observation slots are gathered and copied at once
+_ROW_WIDTH = 1 << _ROW_SHIFT  # entries per row of the flat mask tables (more than any num_actions)
 
 _U64 = np.uint64
 _LOSS_WIN = np.array([-1.0, 1.0])  # the "win" reward of a loser and of a top scorer
@@ -325,7 +325,8 @@ class BatchedMegaGem:
         """Bytes per game of the observation and mask buffers, their scratch space, and the openings
         dealt in advance."""
         B = self.num_games
-        scratch = sum(x.nbytes for x in (self._source_t, self._seat_rows))
+        scratch = sum(x.nbytes for x in (self._source_t, self._seat_rows, self._missions_seen, self._owner_seen,
+                                         self._mission_at, self._owner_at))
         return {"observations": self._obs.nbytes // B, "masks": self._mask.nbytes // B,
                 "observation_scratch": scratch // B, "deal_pool": self._pool.nbytes // B}
 
@@ -365,7 +366,6 @@ class BatchedMegaGem:
         o = {s.name: s.offset for s in self.game.spec.slices}
         self._off = o
         assert o["hand_size"] == o["bid_limit"] + 1 and o["mission"] == o["hand_size"] + 10 * n
-        self._fresh = np.ones(B, np.bool_)  # games whose per-game constant slots must be written
         # Every dynamic slot of every seat is read from one column of values per game in
         # ``_source_t`` (L, P): each feature is a row of games, written by one table look-up per
         # feature. The public head (phase, value_chart .. display) is the same for every seat; the
@@ -409,13 +409,24 @@ class BatchedMegaGem:
         self._seat_index = np.concatenate(seat_part + tail, axis=1)  # (n, per-seat slots): source rows
         assert self._seat_width == o["mission"]
         assert self._seat_index.shape[1] - self._seat_width == D - o["last_bids"]
-        # The mission_owner slots change only when a mission is claimed (or a game dealt): they are
-        # written for the games whose owners differ from those last written (``_owner_seen``, -2: never
-        # written); seat p's slots of mission i: one-hot of ``_owner_code[p, owner + 1]`` (0 open,
-        # 1 + (owner - p) % n).
-        self._owner_seen = np.full((m, B), -2, np.int8)
-        self._owner_code = np.concatenate([np.zeros((n, 1), np.intp), 1 + rel.argsort(axis=1)], axis=1)
+        # The mission and mission_owner slots (one-hots, 4 x 30 and 4 x (n + 1) per seat) change only
+        # when a game is dealt or a mission claimed: they stay in the buffer, and ``_write_one_hots``
+        # moves the one of every (mission, game) whose value differs from the one written
+        # (``_missions_seen``, ``_owner_seen``). Seat p's owner slots of mission i: one-hot of
+        # ``_owner_code_t[owner + 1, p]`` (0 open, 1 + (owner - p) % n). The buffer starts as
+        # mission 0 everywhere and every mission open.
+        assert o["mission_owner"] - o["mission"] == m * NUM_MISSIONS
         assert o["last_bids"] - o["mission_owner"] == m * (n + 1)
+        self._missions_seen = np.zeros((m, B), np.uint8)
+        self._owner_seen = np.full((m, B), -1, np.int8)
+        self._owner_code_t = np.concatenate([np.zeros((1, n), np.intp), 1 + rel.argsort(axis=1).T], axis=0)
+        game_at = np.arange(B, dtype=np.int64) * (n * D)  # (mission i, game b) -> flat index of its slots, seat 0
+        self._mission_at = (game_at[None, :] + (o["mission"] + np.arange(m) * NUM_MISSIONS)[:, None]).reshape(-1)
+        self._owner_at = (game_at[None, :] + (o["mission_owner"] + np.arange(m) * (n + 1))[:, None]).reshape(-1)
+        self._seat_at_obs = np.arange(n, dtype=np.int64) * D
+        for i in range(m):
+            self._obs[:, :, o["mission"] + i * NUM_MISSIONS] = 1.0
+            self._obs[:, :, o["mission_owner"] + i * (n + 1)] = 1.0
         # a block of games' per-seat rows (seat-major)
         self._seat_rows = np.zeros((n, self._seat_index.shape[1], C + 8), np.float32)
         # tables with the value axis first, so that look-ups write whole rows of games
@@ -423,8 +434,6 @@ class BatchedMegaGem:
         self._collection_obs_t = np.ascontiguousarray(T.COLLECTION_OBS.T)
         self._phase_obs_t = np.ascontiguousarray(T.PHASE_OBS.T)
         self._chart_obs_t = np.eye(5, dtype=np.float32)
-        self._mission_obs = np.eye(NUM_MISSIONS, dtype=np.float32)
-        assert o["mission_owner"] - o["mission"] == MISSIONS_IN_PLAY * NUM_MISSIONS
         opts = self.opts  # rule_options: [two_pairs="distinct", reveal_after="treasure_only", public_bids, queue]
         self._source_t[L["rule_options"]:L["rule_options"] + 4] = np.array(
             [opts.two_pairs == "distinct", opts.reveal_after == "treasure_only", opts.public_bids,
@@ -482,7 +491,6 @@ class BatchedMegaGem:
         self.prefix[idx] = d.prefix
         if self.record:
             self.rec_reveal[idx] = -1
-        self._fresh[idx] = True
 
     def _refresh(self) -> None:
         """Recompute what the masks, observations and the next step read (after any change)."""
@@ -527,9 +535,8 @@ class BatchedMegaGem:
         """
         obs, o, L, n, B = self._obs, self._off, self._layout, self.num_players, self.num_games
         s = self._source_t[:, :B]
-        if np.logical_or.reduce(self._fresh):
-            self._write_game_constants(self._fresh.nonzero()[0], s)
         self._phase_obs_t.take(self.phase, axis=1, out=s[0:2], mode="clip")
+        self._chart_obs_t.take(self.chart, axis=1, out=s[L["value_chart"]:L["value_chart"] + 5], mode="clip")
         h = L["head"]  # gem_value, round, auction_card, auction_deck_left, gem_row, gem_deck_left, display
         T.GEM_VALUE_OBS.take(self.display + self.chart * np.uint8(7), out=s[h:h + 5], mode="clip")
         T.ROUND_OBS.take(self.round, out=s[h + 5], mode="clip")
@@ -571,23 +578,28 @@ class BatchedMegaGem:
             rows = rows[:, :, :c1 - c0].transpose(2, 0, 1)  # (games, n, per-seat slots)
             obs[c0:c1, :, 0:w] = rows[:, :, :w]
             obs[c0:c1, :, o["last_bids"]:] = rows[:, :, w:]
-        changed = np.logical_or.reduce(self.mission_owner != self._owner_seen, axis=0)
-        if np.logical_or.reduce(changed):
-            idx = changed.nonzero()[0]
-            code = self._owner_code.take(self.mission_owner[:, idx].astype(np.intp) + 1, axis=1)  # (n, 4, E)
-            slots = self._owner_obs.take(code, axis=0)  # (n seats, 4 missions, E, n + 1)
-            obs[idx, :, o["mission_owner"]:o["last_bids"]] = slots.transpose(2, 0, 1, 3).reshape(len(idx), n, -1)
-            self._owner_seen[:, idx] = self.mission_owner[:, idx]
+        self._write_one_hots(self.missions, self._missions_seen, self._mission_at, None)
+        self._write_one_hots(self.mission_owner, self._owner_seen, self._owner_at, self._owner_code_t)
         return self._obs_view
 
-    def _write_game_constants(self, idx: np.ndarray, s: np.ndarray) -> None:
-        """The slots fixed for a whole game (the value chart, the missions), for newly dealt games ``idx``."""
-        o, L = self._off, self._layout
-        s[L["value_chart"]:L["value_chart"] + 5, idx] = self._chart_obs_t[:, self.chart[idx]]
-        block = self._mission_obs[self.missions[:, idx].T]  # (games, 4 missions, 30): one-hot
-        self._obs[idx, :, o["mission"]:o["mission"] + MISSIONS_IN_PLAY * NUM_MISSIONS] = (
-            block.reshape(len(idx), 1, MISSIONS_IN_PLAY * NUM_MISSIONS))
-        self._fresh[idx] = False
+    def _write_one_hots(self, now: np.ndarray, seen: np.ndarray, at: np.ndarray, code_t: np.ndarray | None) -> None:
+        """Move the one-hot of every (mission, game) whose value ``now`` (4, B) differs from ``seen``
+        (the value written) in every seat's slots: the slot of ``seen`` to 0, that of ``now`` to 1.
+        ``at``: the flat index of each one-hot's first slot for seat 0; ``code_t[value + 1, p]``: seat
+        p's slot of a value (None: the value itself)."""
+        k = (now != seen).reshape(-1).nonzero()[0]
+        if not k.size:
+            return
+        flat, new = self._obs.reshape(-1), now.reshape(-1).take(k)
+        first = at.take(k)[:, None] + self._seat_at_obs  # (K, n)
+        old = seen.reshape(-1).take(k)
+        if code_t is None:
+            old, new_slot = old[:, None], new[:, None]
+        else:
+            old, new_slot = code_t.take(old + np.int8(1), axis=0), code_t.take(new + np.int8(1), axis=0)
+        flat.put(first + old, 0.0)
+        flat.put(first + new_slot, 1.0)
+        seen.reshape(-1).put(k, new)
 
     def random_actions(self, rng: np.random.Generator | int | None = None) -> np.ndarray:
         """(B, n) int64 actions drawn uniformly among each seat's legal actions (-1 for seats not to act).
