@@ -385,10 +385,9 @@ class BatchedMegaGem:
         put("rule_options", 4)
         put("head", o["own_hand"] - o["gem_value"])
         assert o["own_hand"] == size  # the public slots: the same for every seat
-        put("hand", NUM_COLOURS * n)      # [colour, player]
+        put("gems", NUM_COLOURS * 2 * n)  # [colour, hand / Collection, player]: one look-up of the codes
         put("bid_limit", n)
         put("players", 5 * n)             # [feature (hand_size, coins, loans, investment, locked), player]
-        put("collection", NUM_COLOURS * n)  # [colour, player]
         put("last", 3 * n)                # [feature (last_bids, last_winner, tie_rank), player]
         put("tie_random", 1)
         self._layout = layout
@@ -399,10 +398,10 @@ class BatchedMegaGem:
         rel = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # rel[p, k]
         L, colour = layout, np.arange(NUM_COLOURS)
         seat_part = [np.broadcast_to(np.arange(o["own_hand"]), (n, o["own_hand"])),                    # the public head
-                     L["hand"] + colour[None, :] * n + np.arange(n)[:, None],                          # own hand
+                     L["gems"] + colour[None, :] * 2 * n + np.arange(n)[:, None],                      # own hand
                      L["bid_limit"] + np.arange(n)[:, None]]
         seat_part += [L["players"] + f * n + rel for f in (0, 1)]                                      # hand_size, coins
-        seat_part += [(L["collection"] + colour[None, None, :] * n + rel[:, :, None]).reshape(n, -1)]   # [k, colour]
+        seat_part += [(L["gems"] + n + colour[None, None, :] * 2 * n + rel[:, :, None]).reshape(n, -1)]  # [k, colour]
         seat_part += [L["players"] + f * n + rel for f in (2, 3, 4)]                                   # loans .. locked
         tail = [L["last"] + f * n + rel for f in (0, 1, 2)] + [np.full((n, 1), L["tie_random"])]
         self._seat_width = sum(x.shape[1] for x in seat_part)  # slots 0 .. mission, then last_bids ..
@@ -430,8 +429,8 @@ class BatchedMegaGem:
         # a block of games' per-seat rows (seat-major)
         self._seat_rows = np.zeros((n, self._seat_index.shape[1], C + 8), np.float32)
         # tables with the value axis first, so that look-ups write whole rows of games
-        self._hand_obs_t = np.ascontiguousarray(T.HAND_OBS.T)
-        self._collection_obs_t = np.ascontiguousarray(T.COLLECTION_OBS.T)
+        assert np.array_equal(T.HAND_OBS, T.COLLECTION_OBS)  # (one table for both: half the cache it takes)
+        self._gem_obs_t = np.ascontiguousarray(T.HAND_OBS.T)
         self._phase_obs_t = np.ascontiguousarray(T.PHASE_OBS.T)
         self._chart_obs_t = np.eye(5, dtype=np.float32)
         opts = self.opts  # rule_options: [two_pairs="distinct", reveal_after="treasure_only", public_bids, queue]
@@ -547,8 +546,8 @@ class BatchedMegaGem:
         self._colour_obs_t.take(row, axis=1, out=s[h + 18:h + 28].reshape(2, 5, B).transpose(1, 0, 2), mode="clip")
         self._gem_deck_obs.take(self.turned, out=s[h + 28], mode="clip")
         T.DISPLAY_OBS.take(self.display, out=s[h + 29:h + 34], mode="clip")
-        at = L["hand"]
-        self._hand_obs_t.take(self.hands, axis=1, out=s[at:at + 5 * n].reshape(5, n, B), mode="clip")
+        at = L["gems"]  # the hands and the Collections (adjacent code rows)
+        self._gem_obs_t.take(self._codes, axis=1, out=s[at:at + 10 * n].reshape(5, 2, n, B), mode="clip")
         at = L["bid_limit"]
         T.COIN_OBS.take(self._limit * self._bidding, out=s[at:at + n], mode="clip")
         at = L["players"]
@@ -558,8 +557,6 @@ class BatchedMegaGem:
         T.LOAN_OBS.take(debts[0], out=s[at + 2 * n:at + 3 * n], mode="clip")
         T.INVEST_OBS.take(debts[1], out=s[at + 3 * n:at + 4 * n], mode="clip")
         T.COIN_OBS.take(debts[2], out=s[at + 4 * n:at + 5 * n], mode="clip")
-        at = L["collection"]
-        self._collection_obs_t.take(self.collections, axis=1, out=s[at:at + 5 * n].reshape(5, n, B), mode="clip")
         at = L["last"]
         if self.opts.public_bids:
             T.COIN_OBS.take(self.last_bids, out=s[at:at + n], mode="clip")
