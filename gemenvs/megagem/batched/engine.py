@@ -542,7 +542,8 @@ class BatchedMegaGem:
         self._card_obs_t.take(self.card, axis=1, out=s[h + 6:h + 12], mode="wrap")
         T.DECK_KIND_OBS.take(self.deck_left, out=s[h + 12:h + 18], mode="clip")
         at = self.sold + self._row_slots  # (2, B): the two gem-row slots
-        row = np.where(at < self.turned, self._rows_flat.take(self._gems_base + at), _NO_GEM)
+        row = self._rows_flat.take(self._gems_base + at)  # (a slot not turned: 8 or more, an all-zero one-hot)
+        row |= np.greater_equal(at, self.turned).view(np.uint8) << np.uint8(3)
         self._colour_obs_t.take(row, axis=1, out=s[h + 18:h + 28].reshape(2, 5, B).transpose(1, 0, 2), mode="clip")
         self._gem_deck_obs.take(self.turned, out=s[h + 28], mode="clip")
         T.DISPLAY_OBS.take(self.display, out=s[h + 29:h + 34], mode="clip")
@@ -696,7 +697,9 @@ class BatchedMegaGem:
             at <<= n
             at += np.add.reduce((bids == top) * self._seat_bits, axis=0, dtype=np.intp)
             w = self._win.take(at)
-        w = np.where(g, w, self.winner)  # (revealing games keep theirs)
+        w -= self.winner  # (revealing games keep theirs: w = winner + (w - winner) * g, cheaper than np.where)
+        w *= g
+        w += self.winner
         is_w = self._seat8 == w
         won = is_w & g
         # Treasure: the gems at the front of the row (clarification 6: a 2-gem card with one gem left buys it)
