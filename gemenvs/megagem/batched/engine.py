@@ -59,8 +59,8 @@ _DISPLAY = 6
 _DECK_LEFT = _DISPLAY + NUM_COLOURS
 _MISSIONS = _DECK_LEFT + NUM_AUCTION_KINDS
 _U8_ROWS = _MISSIONS + MISSIONS_IN_PLAY
-_CARD, _WINNER, _LAST_WINNER, _OWNER = 0, 1, 2, 3
-_I8_ROWS = _OWNER + MISSIONS_IN_PLAY
+_OWNER, _CARD, _WINNER, _LAST_WINNER = 0, MISSIONS_IN_PLAY, MISSIONS_IN_PLAY + 1, MISSIONS_IN_PLAY + 2
+_I8_ROWS = _LAST_WINNER + 1  # (the mission rows end the uint8 rows and the owner rows start the int8 ones: adjacent)
 _DEBTS = _U8_ROWS + _I8_ROWS  # (the byte block: the uint8 rows, the int8 rows, then the debts, 3 per seat)
 _REVEAL_FORCED_BIT = 0x80
 _OBS_BLOCK = 128  # games whose per-seat observation slots are gathered and copied at once
@@ -325,8 +325,8 @@ class BatchedMegaGem:
         """Bytes per game of the observation and mask buffers, their scratch space, and the openings
         dealt in advance."""
         B = self.num_games
-        scratch = sum(x.nbytes for x in (self._source_t, self._seat_rows, self._missions_seen, self._owner_seen,
-                                         self._mission_at, self._owner_at))
+        scratch = sum(x.nbytes for x in (self._source_t, self._seat_rows, self._one_hots_seen, self._one_hot_at,
+                                         self._one_hot_row))
         return {"observations": self._obs.nbytes // B, "masks": self._mask.nbytes // B,
                 "observation_scratch": scratch // B, "deal_pool": self._pool.nbytes // B}
 
@@ -411,17 +411,24 @@ class BatchedMegaGem:
         # The mission and mission_owner slots (one-hots, 4 x 30 and 4 x (n + 1) per seat) change only
         # when a game is dealt or a mission claimed: they stay in the buffer, and ``_write_one_hots``
         # moves the one of every (mission, game) whose value differs from the one written
-        # (``_missions_seen``, ``_owner_seen``). Seat p's owner slots of mission i: one-hot of
-        # ``_owner_code_t[owner + 1, p]`` (0 open, 1 + (owner - p) % n). The buffer starts as
-        # mission 0 everywhere and every mission open.
+        # (``_one_hots_seen``). The values are the byte rows of the missions then of their owners
+        # (adjacent, ``_one_hot_values``: (2 * 4, B) uint8, an open mission's owner -1 read as 255);
+        # seat p's slot of value v in row r is ``_one_hot_slot[_one_hot_row[r * B + b] + v, p]``: v
+        # for a mission (row offset 0), and for an owner (offset 256) 0 open, else 1 + (owner - p) % n.
+        # The buffer starts as mission 0 everywhere and every mission open.
         assert o["mission_owner"] - o["mission"] == m * NUM_MISSIONS
         assert o["last_bids"] - o["mission_owner"] == m * (n + 1)
-        self._missions_seen = np.zeros((m, B), np.uint8)
-        self._owner_seen = np.full((m, B), -1, np.int8)
-        self._owner_code_t = np.concatenate([np.zeros((1, n), np.intp), 1 + rel.argsort(axis=1).T], axis=0)
-        game_at = np.arange(B, dtype=np.int64) * (n * D)  # (mission i, game b) -> flat index of its slots, seat 0
-        self._mission_at = (game_at[None, :] + (o["mission"] + np.arange(m) * NUM_MISSIONS)[:, None]).reshape(-1)
-        self._owner_at = (game_at[None, :] + (o["mission_owner"] + np.arange(m) * (n + 1))[:, None]).reshape(-1)
+        assert _U8_ROWS == _MISSIONS + m and _OWNER == 0
+        self._one_hot_values = self._bytes[_MISSIONS:_MISSIONS + 2 * m]
+        self._one_hots_seen = np.zeros((2 * m, B), np.uint8)
+        self._one_hots_seen[m:] = 255
+        owner_slot = np.zeros((256, n), np.intp)  # by owner as uint8 (255: open)
+        owner_slot[:n] = 1 + rel.argsort(axis=1).T
+        self._one_hot_slot = np.concatenate([np.repeat(np.arange(256, dtype=np.intp)[:, None], n, axis=1), owner_slot])
+        game_at = np.arange(B, dtype=np.int64) * (n * D)  # (row, game b) -> flat index of its slots, seat 0
+        first_slot = np.concatenate([o["mission"] + np.arange(m) * NUM_MISSIONS, o["mission_owner"] + np.arange(m) * (n + 1)])
+        self._one_hot_at = (game_at[None, :] + first_slot[:, None]).reshape(-1)
+        self._one_hot_row = np.repeat(np.array([0, 256], np.intp), m * B)
         self._seat_at_obs = np.arange(n, dtype=np.int64) * D
         for i in range(m):
             self._obs[:, :, o["mission"] + i * NUM_MISSIONS] = 1.0
@@ -576,28 +583,23 @@ class BatchedMegaGem:
             rows = rows[:, :, :c1 - c0].transpose(2, 0, 1)  # (games, n, per-seat slots)
             obs[c0:c1, :, 0:w] = rows[:, :, :w]
             obs[c0:c1, :, o["last_bids"]:] = rows[:, :, w:]
-        self._write_one_hots(self.missions, self._missions_seen, self._mission_at, None)
-        self._write_one_hots(self.mission_owner, self._owner_seen, self._owner_at, self._owner_code_t)
+        self._write_one_hots()
         return self._obs_view
 
-    def _write_one_hots(self, now: np.ndarray, seen: np.ndarray, at: np.ndarray, code_t: np.ndarray | None) -> None:
-        """Move the one-hot of every (mission, game) whose value ``now`` (4, B) differs from ``seen``
-        (the value written) in every seat's slots: the slot of ``seen`` to 0, that of ``now`` to 1.
-        ``at``: the flat index of each one-hot's first slot for seat 0; ``code_t[value + 1, p]``: seat
-        p's slot of a value (None: the value itself)."""
-        k = (now != seen).reshape(-1).nonzero()[0]
+    def _write_one_hots(self) -> None:
+        """Move the one-hot of every mission and mission owner (row, game) whose value differs from
+        the one written (``_one_hots_seen``) in every seat's slots: the slot of the value written
+        to 0, that of the value now to 1 (see ``_allocate_outputs``)."""
+        now, seen = self._one_hot_values.reshape(-1), self._one_hots_seen.reshape(-1)
+        k = (now != seen).nonzero()[0]
         if not k.size:
             return
-        flat, new = self._obs.reshape(-1), now.reshape(-1).take(k)
-        first = at.take(k)[:, None] + self._seat_at_obs  # (K, n)
-        old = seen.reshape(-1).take(k)
-        if code_t is None:
-            old, new_slot = old[:, None], new[:, None]
-        else:
-            old, new_slot = code_t.take(old + np.int8(1), axis=0), code_t.take(new + np.int8(1), axis=0)
-        flat.put(first + old, 0.0)
-        flat.put(first + new_slot, 1.0)
-        seen.reshape(-1).put(k, new)
+        new, old, row = now.take(k), seen.take(k), self._one_hot_row.take(k)
+        first = self._one_hot_at.take(k)[:, None] + self._seat_at_obs  # (K, n)
+        flat, slot = self._obs.reshape(-1), self._one_hot_slot
+        flat.put(first + slot.take(old + row, axis=0), 0.0)
+        flat.put(first + slot.take(new + row, axis=0), 1.0)
+        seen.put(k, new)
 
     def random_actions(self, rng: np.random.Generator | int | None = None) -> np.ndarray:
         """(B, n) int64 actions drawn uniformly among each seat's legal actions (-1 for seats not to act).
