@@ -385,6 +385,18 @@ def test_random_actions_are_legal_and_cover_every_choice():
             eng.random_actions(bad)
 
 
+def test_scaled_count_slots_divide_in_float32_as_the_encoder_does():
+    """The engine divides counts by their scales in float32; the scalar encoder divides in float64
+    and stores float32. The two agree bit for bit over every count a byte can hold."""
+    from gemenvs.megagem.batched import tables as T
+    counts = np.arange(256)
+    for div in (T.COIN_DIV, T.DISPLAY_DIV, T.DECK_KIND_DIV, *T.DEBT_DIVS.reshape(-1)):
+        engine = np.divide(counts.astype(np.uint8), div)
+        assert engine.dtype == np.float32
+        encoder = np.array([k / float(div) for k in counts], dtype=np.float64).astype(np.float32)
+        assert engine.tobytes() == encoder.tobytes()
+
+
 def test_memory_per_game():
     for n in (3, 4, 5):
         eng = BatchedMegaGem(8, seed=0, num_players=n)

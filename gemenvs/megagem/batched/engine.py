@@ -368,7 +368,7 @@ class BatchedMegaGem:
         assert o["hand_size"] == o["bid_limit"] + 1 and o["mission"] == o["hand_size"] + 10 * n
         # Every dynamic slot of every seat is read from one column of values per game in
         # ``_source_t`` (L, P): each feature is a row of games, written by one table look-up per
-        # feature. The public head (phase, value_chart .. display) is the same for every seat; the
+        # feature (a count over a fixed scale: one float32 division, tables.py). The public head (phase, value_chart .. display) is the same for every seat; the
         # rest is seat-relative: seat p's slot for relative player k reads player (p + k) % n. Rows
         # hold P floats, B rounded up to whole blocks of games (_OBS_BLOCK), plus 8 unused, so that
         # consecutive rows are not a multiple of 4 KiB apart: reading a column across rows would
@@ -547,27 +547,25 @@ class BatchedMegaGem:
         T.GEM_VALUE_OBS.take(self.display + self.chart * np.uint8(7), out=s[h:h + 5], mode="clip")
         T.ROUND_OBS.take(self.round, out=s[h + 5], mode="clip")
         self._card_obs_t.take(self.card, axis=1, out=s[h + 6:h + 12], mode="wrap")
-        T.DECK_KIND_OBS.take(self.deck_left, out=s[h + 12:h + 18], mode="clip")
+        np.divide(self.deck_left, T.DECK_KIND_DIV, out=s[h + 12:h + 18])
         at = self.sold + self._row_slots  # (2, B): the two gem-row slots
         row = self._rows_flat.take(self._gems_base + at)  # (a slot not turned: 8 or more, an all-zero one-hot)
         row |= np.greater_equal(at, self.turned).view(np.uint8) << np.uint8(3)
         self._colour_obs_t.take(row, axis=1, out=s[h + 18:h + 28].reshape(2, 5, B).transpose(1, 0, 2), mode="clip")
         self._gem_deck_obs.take(self.turned, out=s[h + 28], mode="clip")
-        T.DISPLAY_OBS.take(self.display, out=s[h + 29:h + 34], mode="clip")
+        np.divide(self.display, T.DISPLAY_DIV, out=s[h + 29:h + 34])
         at = L["gems"]  # the hands and the Collections (adjacent code rows)
         self._gem_obs_t.take(self._codes, axis=1, out=s[at:at + 10 * n].reshape(5, 2, n, B), mode="clip")
         at = L["bid_limit"]
-        T.COIN_OBS.take(self._limit * self._bidding, out=s[at:at + n], mode="clip")
+        np.divide(self._limit * self._bidding, T.COIN_DIV, out=s[at:at + n])
         at = L["players"]
         T.HAND_SIZE_OBS.take(self.hands, out=s[at:at + n], mode="clip")
-        T.COIN_OBS.take(self.coins, out=s[at + n:at + 2 * n], mode="clip")
+        np.divide(self.coins, T.COIN_DIV, out=s[at + n:at + 2 * n])
         debts = self.debts
-        T.LOAN_OBS.take(debts[0], out=s[at + 2 * n:at + 3 * n], mode="clip")
-        T.INVEST_OBS.take(debts[1], out=s[at + 3 * n:at + 4 * n], mode="clip")
-        T.COIN_OBS.take(debts[2], out=s[at + 4 * n:at + 5 * n], mode="clip")
+        np.divide(debts, T.DEBT_DIVS, out=s[at + 2 * n:at + 5 * n].reshape(3, n, B))
         at = L["last"]
         if self.opts.public_bids:
-            T.COIN_OBS.take(self.last_bids, out=s[at:at + n], mode="clip")
+            np.divide(self.last_bids, T.COIN_DIV, out=s[at:at + n])
         if self._queue:
             self._owner_obs[1:].take(self.last_winner + np.int8(1), axis=1, out=s[at + n:at + 2 * n], mode="clip")
             self._tie_rank_obs.take(self.tie_place, out=s[at + 2 * n:at + 3 * n], mode="clip")

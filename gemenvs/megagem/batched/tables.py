@@ -96,23 +96,23 @@ HAND_OBS = _SIXTHS32[COUNTS]
 COLLECTION_OBS = _f32(COUNTS / GEMS_PER_COLOUR)
 #: (NUM_CODES,) float32: hand_size slot of a hand code
 HAND_SIZE_OBS = _f32(SIZE / GEMS_PER_COLOUR)
-#: (7,) float32: display slot of a Display count
-DISPLAY_OBS = _SIXTHS32[:BASE].copy()
 #: (5 charts * 7,) float32: gem_value slot of chart ch and Display count k at ch * 7 + k
 GEM_VALUE_OBS = _f32([gem_value(ch, k) / 20.0 for ch in CHART_NAMES for k in range(BASE)])
 #: (5, 7) int16: coins one Collection gem is worth, per chart and Display count
 GEM_VALUE = np.array([[gem_value(ch, k) for k in range(BASE)] for ch in CHART_NAMES], dtype=np.int16)
 #: (5 charts * 7,) int32: the same, flat (chart * 7 + Display count)
 GEM_VALUE_I32 = GEM_VALUE.reshape(-1).astype(np.int32)
-#: (256,) float32: coin amounts / 100 (coins, bid limits, locked bids, last bids)
-COIN_OBS = _f32(np.arange(256) / COIN_SCALE)
-#: (256,) float32: loans owed / 60 and investment amounts / 30
-LOAN_OBS = _f32(np.arange(256) / TOTAL_LOANS)
-INVEST_OBS = _f32(np.arange(256) / TOTAL_INVEST)
+# The slots that are a count over a fixed scale are divided in float32 (np.divide(count, scale)):
+# for integers below 2**24 over integers below 2**29 that is exactly the float64 quotient stored
+# as float32, as the scalar encoder computes it (the quotient is never close enough to a float32
+# rounding boundary for the float64 rounding to move it across).
+#: float32 divisors: coin amounts (coins, bid limits, locked bids, last bids), Display counts,
+#: auction cards of one kind left
+COIN_DIV, DISPLAY_DIV, DECK_KIND_DIV = np.float32(COIN_SCALE), np.float32(GEMS_PER_COLOUR), np.float32(12.0)
+#: (3, 1, 1) float32: the divisors of the debt rows (loans owed, investment amounts, locked bids)
+DEBT_DIVS = np.array([TOTAL_LOANS, TOTAL_INVEST, COIN_SCALE], np.float32)[:, None, None]
 #: (26,) float32: round / 25
 ROUND_OBS = _f32(np.arange(NUM_AUCTION_CARDS + 1) / NUM_AUCTION_CARDS)
-#: (13,) float32: auction cards of one kind left / 12
-DECK_KIND_OBS = _f32(np.arange(13) / 12.0)
 #: (31,) float32: gem cards left in the deck / 30
 GEM_DECK_OBS = _f32(np.arange(NUM_GEMS + 1) / 30.0)
 #: (7, 5) float32: one-hot colour, row 5 and 6 (-1) all zero (an empty gem-row slot)
