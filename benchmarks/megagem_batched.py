@@ -36,6 +36,13 @@ with observations and masks, 7,000,000 with masks only, and 9x OpenSpiel.
     python benchmarks/megagem_batched.py --seconds 1 --batches 1024,4096 --players 5
     python benchmarks/megagem_batched.py --batches 64,256,1024,4096 --breakdown 3000   # + where a step's time goes
 
+``--without-dealing B,...`` adds, at those batch sizes, the same two loops with the dealing of new
+games left out: after the warm-up the engine's pool of openings dealt in advance is never refilled
+and finished games restart from openings it already holds (the games repeat; timing only). Dealing
+exactly the games of ``rules.new_state(seed)`` (NumPy's PCG64 and shuffles replayed) is the one
+cost of the loop that grows with the number of games that end, so these rows show what the
+rest of the loop costs.
+
 ``--breakdown STEPS`` adds, per B, the microseconds per step of the observations, the step, the
 masks with the random actions (and the count of decisions), and the whole loop, timed apart in
 the obs+masks loop (the timer calls add a little to the whole loop).
@@ -55,6 +62,7 @@ import numpy as np
 from gemenvs.megagem.batched import BatchedMegaGem
 
 TARGET_OBS, TARGET_MASKS, TARGET_OPENSPIEL_RATIO, TARGET_B = 2_500_000, 7_000_000, 9.0, 1024
+WITHOUT_DEALING = ", dealing left out (timing only: openings reused)"
 
 
 class Runner:
@@ -90,8 +98,14 @@ def _warm_up(engine: BatchedMegaGem, rng: np.random.Generator) -> None:
         engine.step(engine.random_actions(rng))
 
 
-def batched_runner(batch: int, players: int, observations: bool, seed: int) -> tuple[Runner, BatchedMegaGem]:
-    """Random masked play of a ``BatchedMegaGem``: masks (and observations) built before every step."""
+def batched_runner(batch: int, players: int, observations: bool, seed: int,
+                   dealing: bool = True) -> tuple[Runner, BatchedMegaGem]:
+    """Random masked play of a ``BatchedMegaGem``: masks (and observations) built before every step.
+
+    ``dealing=False`` is a what-if for timing only: after the warm-up the engine's pool of
+    openings dealt in advance is never refilled, so finished games restart from openings it
+    already holds (the games repeat) and the time of dealing new games is left out of the loop.
+    """
     engine = BatchedMegaGem(batch, seed=seed, num_players=players)
     rng = np.random.default_rng(seed)
 
@@ -110,6 +124,9 @@ def batched_runner(batch: int, players: int, observations: bool, seed: int) -> t
 
     _warm_up(engine, rng)
     label = f"BatchedMegaGem B={batch} {'obs+masks' if observations else 'masks'}"
+    if not dealing:
+        engine._pool.held_to[:] = np.iinfo(np.int64).max  # (every episode counts as held: no refill)
+        label += WITHOUT_DEALING
     return Runner(label, play), engine
 
 
@@ -223,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--breakdown", type=int, default=0, metavar="STEPS",
                         help="also time the parts of the obs+masks loop apart, STEPS steps at each B")
+    parser.add_argument("--without-dealing", default="", metavar="B,...",
+                        help="also these batch sizes with the dealing of new games left out (timing only: "
+                             "the games repeat), to show what the loop costs beside dealing")
     parser.add_argument("--selfplay", default="", metavar="B,...",
                         help="also the training path's BatchedSelfPlay at these batch sizes (learner steps/s)")
     args = parser.parse_args(argv)
@@ -235,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
             runner, engine = batched_runner(batch, args.players, observations, args.seed)
             runners.append(runner)
             engines[batch] = engine
+    for batch in (int(x) for x in args.without_dealing.split(",") if x):
+        for observations in (True, False):
+            runners.append(batched_runner(batch, args.players, observations, args.seed, dealing=False)[0])
     scalar = scalar_env_runner(args.players, args.seed)
     spiel = openspiel_runner(args.seed)
     runners.append(scalar)
@@ -301,6 +324,12 @@ def main(argv: list[str] | None = None) -> int:
                            ratio >= TARGET_OPENSPIEL_RATIO))
         for what, value, met in checks:
             print(f"target {what}: {value:,.2f} -> {'met' if met else 'NOT met'}")
+    free_obs = by_label.get(f"BatchedMegaGem B={TARGET_B} obs+masks{WITHOUT_DEALING}")
+    if free_obs is not None:
+        free_masks = by_label[f"BatchedMegaGem B={TARGET_B} masks{WITHOUT_DEALING}"]
+        spiel_ratio = f", {free_obs.rate / spiel.rate:.2f}x OpenSpiel" if spiel else ""
+        print(f"with dealing left out (timing only), B={TARGET_B}: obs+masks {free_obs.rate:,.0f}/s{spiel_ratio}; "
+              f"masks {free_masks.rate:,.0f}/s")
     return 0
 
 

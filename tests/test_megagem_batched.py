@@ -474,9 +474,11 @@ def test_benchmark_script_runs(capsys):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.main(["--seconds", "0.05", "--rounds", "1", "--batches", "1,8", "--players", "3",
-                        "--breakdown", "4"]) == 0
+                        "--breakdown", "4", "--without-dealing", "8"]) == 0
     out = capsys.readouterr().out
     for row in ("BatchedMegaGem B=1 obs+masks", "BatchedMegaGem B=8 masks", "megagem_v0.env()",
+                "| BatchedMegaGem B=8 obs+masks, dealing left out (timing only: openings reused) |",
+                "| BatchedMegaGem B=8 masks, dealing left out (timing only: openings reused) |",
                 "OpenSpiel first_sealed_auction", "| 8 | 153 | 2,724 | 303 |", "decisions per game step |",
                 "whole loop per game step (us) |"):
         assert row in out
