@@ -368,11 +368,12 @@ class BatchedMegaGem:
         assert o["hand_size"] == o["bid_limit"] + 1 and o["mission"] == o["hand_size"] + 10 * n
         # Every dynamic slot of every seat is read from one column of values per game in
         # ``_source_t`` (L, P): each feature is a row of games, written by one table look-up per
-        # feature (a count over a fixed scale: one float32 division, tables.py). The public head (phase, value_chart .. display) is the same for every seat; the
-        # rest is seat-relative: seat p's slot for relative player k reads player (p + k) % n. Rows
-        # hold P floats, B rounded up to whole blocks of games (_OBS_BLOCK), plus 8 unused, so that
-        # consecutive rows are not a multiple of 4 KiB apart: reading a column across rows would
-        # otherwise thrash the cache.
+        # feature (a count over a fixed scale: one float32 division, tables.py). The public head
+        # (phase, value_chart .. display) is the same for every seat; the rest is seat-relative:
+        # seat p's slot for relative player k reads player (p + k) % n. Rows hold P floats, B
+        # rounded up to whole blocks of games (_OBS_BLOCK), plus 8 unused, so that consecutive
+        # rows are not a multiple of 4 KiB apart: reading a column across rows would otherwise
+        # thrash the cache.
         layout: dict[str, int] = {}
         size = 0
 

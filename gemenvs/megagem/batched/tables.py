@@ -103,9 +103,9 @@ GEM_VALUE = np.array([[gem_value(ch, k) for k in range(BASE)] for ch in CHART_NA
 #: (5 charts * 7,) int32: the same, flat (chart * 7 + Display count)
 GEM_VALUE_I32 = GEM_VALUE.reshape(-1).astype(np.int32)
 # The slots that are a count over a fixed scale are divided in float32 (np.divide(count, scale)):
-# for integers below 2**24 over integers below 2**29 that is exactly the float64 quotient stored
-# as float32, as the scalar encoder computes it (the quotient is never close enough to a float32
-# rounding boundary for the float64 rounding to move it across).
+# for integers below 2**24 that is exactly the float64 quotient stored as float32, as the scalar
+# encoder computes it (k / d is either a float32 rounding boundary itself or at least 2**-29 ulp
+# from one when d < 2**29, farther than float64's rounding error, so rounding twice agrees).
 #: float32 divisors: coin amounts (coins, bid limits, locked bids, last bids), Display counts,
 #: auction cards of one kind left
 COIN_DIV, DISPLAY_DIV, DECK_KIND_DIV = np.float32(COIN_SCALE), np.float32(GEMS_PER_COLOUR), np.float32(12.0)
