@@ -111,8 +111,8 @@ def map_in_processes(workers: int, fn: Callable, *iterables) -> list:
     so scripts loaded from a file path can run it in tests)."""
     if workers <= 1:
         return list(map(fn, *iterables))
-    from concurrent.futures import ProcessPoolExecutor
-    with ProcessPoolExecutor(workers) as pool:
+    from gemenvs.workers import process_pool
+    with process_pool(workers) as pool:
         return list(pool.map(fn, *iterables))
 
 

@@ -25,7 +25,6 @@ from gemenvs.training.batched_env import (
     BatchedSelfPlay,
     BatchedVecEnv,
     BatchedVectorEnv,
-    limit_numpy_blas_threads,
 )
 
 
@@ -379,24 +378,6 @@ def test_config_switch_picks_the_path():
         load_config(configs / "gemjam" / "selfplay.yaml", ["vec_env=batched"])
     with pytest.raises(ConfigError, match="vec_env must be one of 'auto', 'batched', 'subproc'"):
         load_config(configs / "megagem" / "selfplay_sb3.yaml", ["vec_env=threads"])
-
-
-def test_numpy_blas_threads_can_be_limited():
-    import ctypes
-    import sys
-
-    if not sys.platform.startswith("linux"):
-        pytest.skip("reads /proc/self/maps")
-    with open("/proc/self/maps") as maps:
-        libs = sorted({line.split()[-1] for line in maps if "scipy_openblas" in line})
-    if not libs:
-        pytest.skip("numpy is not linked to scipy-openblas here")
-    get = ctypes.CDLL(libs[0]).scipy_openblas_get_num_threads64_
-    before = get()
-    try:
-        assert limit_numpy_blas_threads(1) and get() == 1
-    finally:
-        limit_numpy_blas_threads(before)
 
 
 def test_make_vec_under_gymnasiums_episode_statistics_wrapper():

@@ -64,8 +64,8 @@ to the best other score, in coins), plus SB3's ``terminal_observation`` and Moni
 ``episode`` (``r`` return, ``l`` learner decisions, ``t`` seconds since the env was made).
 
 **Threads.** The frozen policies' forward passes are numpy matrix products in the training
-process; ``make_vec_env`` limits numpy's BLAS to ``torch_threads`` threads
-(:func:`limit_numpy_blas_threads`), since extra BLAS threads beside torch's only wait on each
+process; the training run fixes numpy's BLAS at ``torch_threads`` threads
+(:func:`gemenvs.workers.fix_threads`), since extra BLAS threads beside torch's only wait on each
 other at these sizes.
 
 **Holding games** uses the engine's treatment of finished games (with ``auto_reset=False`` a game
@@ -104,37 +104,6 @@ _SEAT_SALT, _PICK_SALT, _AGENT_SALT, _SHARED_SALT, _RESEED_SALT = 1, 2, 16, 3, 4
 BATCH_MEMORY_FROM = 32
 #: rounds of opponents' decisions that may follow one learner decision before something is wrong
 _MAX_ROUNDS = 1000
-
-
-def limit_numpy_blas_threads(n: int) -> bool:
-    """Let numpy's OpenBLAS use ``n`` threads in this process; whether it could be found (Linux).
-
-    ``OPENBLAS_NUM_THREADS`` is read once, when numpy loads its BLAS, so setting it later does
-    nothing; the library's own setter does. The frozen policies of a batched environment multiply
-    a few hundred rows at a time: several BLAS threads gain nothing there, and beside torch's
-    threads (or another process) on a busy machine they wait on each other, 100 times slower.
-    """
-    import ctypes
-
-    try:
-        with open("/proc/self/maps") as maps:
-            paths = sorted({line.split()[-1] for line in maps if "openblas" in line.lower() and "/" in line})
-    except OSError:  # pragma: no cover - not Linux
-        return False
-    done = False
-    for path in paths:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:  # pragma: no cover
-            continue
-        for name in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
-                     "openblas_set_num_threads64_", "openblas_set_num_threads"):
-            setter = getattr(lib, name, None)
-            if setter is not None:
-                setter(ctypes.c_int(int(n)))
-                done = True
-                break
-    return done
 
 
 class _HeldGames(BatchedMegaGem):
@@ -720,5 +689,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["BatchedSelfPlay", "BatchedVecEnv", "BatchedVectorEnv", "Finished", "limit_numpy_blas_threads",
-           "make_vector_env"]
+__all__ = ["BatchedSelfPlay", "BatchedVecEnv", "BatchedVectorEnv", "Finished", "make_vector_env"]
