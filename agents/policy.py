@@ -46,6 +46,17 @@ class PolicyLoadError(ValueError):
     """A policy file that exists but cannot be read as a policy (corrupt, or not a policy)."""
 
 
+def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` as an uncompressed ``.npz`` whose bytes depend on the arrays alone (``np.savez`` stamps
+    each member with the time it was written): the same weights make the same file on any machine, any day."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
+        for name, array in arrays.items():
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            with zf.open(info, "w", force_zip64=True) as f:
+                np.lib.format.write_array(f, np.asanyarray(array), allow_pickle=False)
+
+
 class PolicyAgent(BaseAgent):
     """Plays the most likely legal action (``deterministic=True``) or samples the masked distribution.
 
@@ -309,7 +320,7 @@ class PolicyAgent(BaseAgent):
                   "layers": len(self.layers), "metadata": self.metadata}
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, header=np.array(json.dumps(header)), **arrays)
+        write_npz(tmp, {"header": np.array(json.dumps(header)), **arrays})
         os.replace(tmp, path)
         return path
 

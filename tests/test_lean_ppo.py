@@ -51,7 +51,7 @@ def test_the_lean_configs_load_beside_the_sb3_one():
     assert (cfg.env, cfg.pool.baselines, cfg.pool.family, cfg.eval.opponents, cfg.eval.charts) == \
         (sb3.env, sb3.pool.baselines, sb3.pool.family, sb3.eval.opponents, sb3.eval.charts)
     make_train = load_config(MAKE_TRAIN_CONFIG)  # make train: backend lean with the tuned bidder's warm start
-    assert (make_train.backend, make_train.pretrain.teacher, make_train.max_train_minutes) == ("lean", "tuned", 10)
+    assert (make_train.backend, make_train.pretrain.teacher, make_train.max_train_minutes) == ("lean", "tuned", None)
     assert make_train.env.features == "megagem_tuned_advice" and sb3.env.features is None  # (a lean-only option)
     make_train.env.features = None
     assert (make_train.env, make_train.pool.baselines, make_train.pool.family, make_train.eval.opponents) == \

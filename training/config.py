@@ -253,10 +253,13 @@ class TrainConfig:
     seed: int = 0
     """seed (>= 0) of the model, the environments and the evaluation games"""
     total_timesteps: int = 500_000
-    """learner decisions to train for (summed over environments)"""
+    """the budget: learner decisions of PPO (summed over environments); the run ends with the first update at
+    or past it, so a seeded run does the same work, and ends with the same model, on any machine"""
     max_train_minutes: float | None = None
-    """stop training earlier, at the first step past this much wall time (periodic evaluations included;
-    counted per run segment, so a resumed run gets it afresh), or null for no limit (> 0)"""
+    """an opt-in wall-clock guard (> 0), or null (the default) for none: checked between units of work (teacher
+    games, cloning minibatches, rollout steps; pretraining and periodic evaluations count in it, per run
+    segment), it stops training at the first check past this much wall time; the final table, results.json
+    and the run's last line then say what it cut, since the result depends on the machine's speed"""
     n_envs: int = 4
     """parallel learner environments: with the per-process path, SubprocVecEnv worker processes (1 runs
     in-process); with the batched path, the games played in lockstep in the training process"""

@@ -15,10 +15,9 @@ chart in ``by_chart``, which :func:`results_table` and :func:`results_dict` show
 from __future__ import annotations
 
 import csv
-import multiprocessing as mp
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +25,11 @@ import numpy as np
 
 from gemenvs.agents.base import Agent
 from gemenvs.agents.match import MatchResult, run_match
+from gemenvs.workers import process_pool
 from gemenvs.wrappers.single_agent import build_opponent, is_policy_path, make_aec_env
+
+#: seat rotations per block of evaluation games at most (a block is the unit of the progress bar and of the workers)
+BLOCK_ROTATIONS = 10
 
 
 def _play_block(env_id: str, options: dict, focal: Agent, opponent: str, games: int, seed: int,
@@ -78,8 +81,10 @@ def chart_games(games: int, charts: int, num_players: int) -> int:
 
 def evaluate(focal: Agent, env_id: str, options: dict, opponents: list[str], games: int, seed: int = 0,
              workers: int = 1, save_dir: str | os.PathLike | None = None,
-             charts: list[str] | None = None) -> dict[str, MatchResult]:
-    """Play ``games`` games against copies of each opponent; ``workers`` processes share the games.
+             charts: list[str] | None = None, progress: bool = False,
+             desc: str = "evaluation") -> dict[str, MatchResult]:
+    """Play ``games`` games against copies of each opponent; ``workers`` processes share the games
+    (``progress``: a bar of the games played, named ``desc``).
 
     With ``save_dir`` every game is saved (:mod:`gemenvs.recording`) as
     ``save_dir/<opponent>/game_<seed>.jsonl``, one folder per opponent (:func:`opponent_folders`).
@@ -100,17 +105,28 @@ def evaluate(focal: Agent, env_id: str, options: dict, opponents: list[str], gam
                  for opp in opponents for i, ch in enumerate(charts)]
     else:
         cells = [(opp, None, options, seed, games, where[opp]) for opp in opponents]
-    # blocks of whole seat rotations, so a block's seats and seeds are those of the serial match
+    # blocks of whole seat rotations, so a block's seats and seeds are those of the serial match (every agent is
+    # reseeded per game), whatever the block size
     jobs = []
     for c, (opp, ch, opts, first, count, folder) in enumerate(cells):
-        block = max(n, -(-count // max(workers, 1)) // n * n)
+        block = max(n, min(-(-count // max(workers, 1)) // n * n, BLOCK_ROTATIONS * n))
         jobs += [(c, opts, opp, min(block, count - start), first + start, folder) for start in range(0, count, block)]
-    if workers <= 1 or len(jobs) == 1:
-        parts = [_play_block(env_id, opts, focal, opp, k, s, f) for _, opts, opp, k, s, f in jobs]
-    else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("forkserver")) as pool:
-            futures = [pool.submit(_play_block, env_id, opts, focal, opp, k, s, f) for _, opts, opp, k, s, f in jobs]
-            parts = [f.result() for f in futures]
+    from tqdm.auto import tqdm
+
+    parts: list = [None] * len(jobs)
+    with tqdm(total=sum(job[3] for job in jobs), desc=desc, unit="game", disable=not progress,
+              dynamic_ncols=True, leave=False) as bar:
+        if workers <= 1 or len(jobs) == 1:
+            for j, (_, opts, opp, k, s, f) in enumerate(jobs):
+                parts[j] = _play_block(env_id, opts, focal, opp, k, s, f)
+                bar.update(k)
+        else:
+            with process_pool(workers) as pool:
+                futures = {pool.submit(_play_block, env_id, opts, focal, opp, k, s, f): j
+                           for j, (_, opts, opp, k, s, f) in enumerate(jobs)}
+                for future in as_completed(futures):
+                    parts[futures[future]] = future.result()
+                    bar.update(jobs[futures[future]][3])
     per_cell = [_merge([p for job, p in zip(jobs, parts) if job[0] == c]) for c in range(len(cells))]
     results: dict[str, MatchResult] = {}
     for opp in opponents:
@@ -187,39 +203,77 @@ def results_dict(results: dict[str, MatchResult]) -> dict:
 FINAL_EVAL_SEED = 1_000_003
 
 
+def curve_title(cfg, players: int) -> str:
+    """The learning curve's title: the game, the player count and what the curve measures."""
+    game = cfg.env.id.split("/")[-1].rsplit("-v", 1)[0]
+    return f"{game}, {players} players: the trained policy against {players - 1} copies of each opponent"
+
+
+def warm_start_label(cfg) -> str | None:
+    """The learning curve's label of step 0 when a warm start made it (None without one)."""
+    teacher = getattr(getattr(cfg, "pretrain", None), "teacher", None)
+    return None if teacher is None else f"warm start (clone of {teacher})"
+
+
 def final_evaluation(cfg, run_dir: Path, final: Agent, best_step: int | None, players: int, steps: int,
-                     train_seconds: float, backend: str | None = None, steps_name: str = "steps") -> None:
+                     train_seconds: float, backend: str | None = None, steps_name: str = "learner decisions",
+                     updates: int | None = None, limit=None) -> None:
     """A run's final table against each of ``cfg.eval.opponents`` (the best model if an evaluation kept one,
     ``run_dir/best_model.npz``, else ``final``), printed and written to results.md and results.json, and
-    the learning curve from eval.csv; the same for every backend (``backend`` names it in the files)."""
+    the learning curve from eval.csv; the same for every backend (``backend`` names it in the files).
+
+    ``results.json`` holds only what the seeded work determines (the model kept, the decisions and
+    ``updates`` made, the results), so the same command writes the same file on any machine; the wall
+    times go to ``timing.json``. When the time guard ``limit`` (:class:`~gemenvs.training.budget.TimeLimit`)
+    cut the run, the header, ``results.json`` and the last line say so; a run without a PPO update too."""
     import json
     import time
 
     from gemenvs.agents.policy import PolicyAgent
+    from gemenvs.training.budget import count
     from gemenvs.training.plotting import plot_learning_curve
 
     best = run_dir / "best_model.npz"
     if best.exists():
         focal, which = PolicyAgent.load(best, deterministic=cfg.eval.deterministic), f"best model (step {best_step})"
+        kept_step = best_step
     else:
-        focal, which = final, "final model"
+        focal, which, kept_step = final, "final model", steps
         focal.deterministic = cfg.eval.deterministic
     start = time.time()
     results = evaluate(focal, cfg.env.id, cfg.env.options, cfg.eval.opponents, cfg.eval.final_games,
                        seed=cfg.seed + FINAL_EVAL_SEED, workers=cfg.eval.workers,
-                       save_dir=run_dir / "games" if cfg.eval.save_games else None, charts=cfg.eval.charts)
+                       save_dir=run_dir / "games" if cfg.eval.save_games else None, charts=cfg.eval.charts,
+                       progress=bool(getattr(cfg, "progress_bar", False)), desc="final evaluation")
     table = results_table(results, players)
     eval_seconds = time.time() - start
+    notes = []
+    cut = limit.message() if limit is not None else None
+    if cut:
+        notes.append(cut[0].upper() + cut[1:] + f" ({count(steps)} of {count(cfg.total_timesteps)} {steps_name}).")
+    if updates == 0:
+        notes.append("No PPO update was made: the model is " + (
+            "the warm start's clone." if warm_start_label(cfg) else "the initial policy."))
+    elif kept_step == 0 and warm_start_label(cfg):
+        notes.append("The model kept is the warm start's clone (step 0): no PPO-trained model evaluated better.")
     tag = f" (backend {backend})" if backend else ""
-    header = (f"## {cfg.name}{tag}: {which}, after {steps} {steps_name} "
-              f"({train_seconds / 60:.1f} min training, {eval_seconds / 60:.1f} min evaluation)\n")
-    print("\n" + header + "\n" + table)
+    work = f"{count(steps)} {steps_name}" + (f", {count(updates)} PPO updates" if updates is not None else "")
+    header = f"## {cfg.name}{tag}: {which}, after {work}\n" + "".join(f"\n**{note}**\n" for note in notes)
+    print("\n" + header + "\n" + table, flush=True)
     (run_dir / "results.md").write_text(header + "\n" + table + "\n")
     summary = ({"backend": backend} if backend else {}) | {
-        "model": which, "steps": steps, "train_seconds": train_seconds, "eval_seconds": eval_seconds,
+        "model": which, "model_step": kept_step, "steps": steps, "total_timesteps": cfg.total_timesteps,
+        "ppo_updates": updates, "stopped_by_time_limit": bool(cut), "notes": notes,
         "results": results_dict(results)}
     (run_dir / "results.json").write_text(json.dumps(summary, indent=1))
+    (run_dir / "timing.json").write_text(json.dumps({"train_seconds": train_seconds, "eval_seconds": eval_seconds},
+                                                    indent=1))
     if (run_dir / "eval.csv").exists():
-        png = plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", players, cfg.name)
+        png = plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", players,
+                                  curve_title(cfg, players), warm_start=warm_start_label(cfg))
         print(f"learning curve: {png}")
     print(f"run folder: {run_dir}")
+    print(f"done: {work}; {train_seconds / 60:.1f} min of training, {eval_seconds / 60:.1f} min of final evaluation",
+          flush=True)
+    for note in notes:
+        print(note, flush=True)

@@ -63,12 +63,14 @@ exports exactly to a :class:`~gemenvs.agents.policy.PolicyAgent` (:meth:`ActorCr
 ``pool.snapshot_every`` steps goes to ``pool/snapshot_N.npz`` and to the games through
 ``update_opponents``), the same evaluation (:mod:`gemenvs.training.evaluate`) and the same files
 where they mean the same: ``config.yaml``, ``eval.csv``, ``best_model.npz``, ``final_model.npz``,
-``results.md``, ``results.json``, ``learning_curve.png``, ``progress.csv`` (one row per update:
-losses, win rate, steps/s and the time split env / policy / update), and
-``checkpoints/step_N/{policy.npz, model.pt, config.yaml, pool.json, trainer.json}`` (``model.pt``:
-the networks' and the optimizer's state dicts, tensors only, read with
-``torch.load(weights_only=True)``). Nothing is pickled. ``max_train_minutes`` is checked after every
-step, as on the SB3 path.
+``results.md``, ``results.json``, ``timing.json``, ``learning_curve.png``, ``tb/`` (TensorBoard, the SB3
+path's tags: ``train/policy_gradient_loss``, ``train/value_loss``, ``train/entropy_loss``, ``train/approx_kl``,
+``train/clip_fraction``, ``time/fps``, ``pool/win_rate_*``, ``eval/win_rate_*``, ``eval/mean_margin_*``, the x-axis
+learner decisions), ``progress.csv`` (one row per update: losses, win rate, steps/s and the time split env /
+policy / update), and ``checkpoints/step_N/{policy.npz, model.pt, config.yaml, pool.json, trainer.json}``
+(``model.pt``: the networks' and the optimizer's state dicts, tensors only, read with
+``torch.load(weights_only=True)``). Nothing is pickled. The budget is ``total_timesteps`` learner decisions;
+the opt-in guard ``max_train_minutes`` is checked after every step, as on the SB3 path.
 
 ``pretrain`` (behaviour cloning of a teacher, then DAgger rounds, before PPO) runs as on backend sb3
 (:func:`pretrain`: :mod:`gemenvs.training.pretrain`'s ``collect`` and ``clone``, the latter through
@@ -96,14 +98,16 @@ import torch.nn.functional as F
 from torch import nn
 
 from gemenvs.agents.policy import PolicyAgent
-from gemenvs.training.batched_env import BatchedSelfPlay, Finished, limit_numpy_blas_threads
+from gemenvs.training.batched_env import BatchedSelfPlay, Finished
+from gemenvs.training.budget import TimeLimit, count
 from gemenvs.training.checkpoint import Checkpoint, CheckpointError, RunSchedule, due, prepare_run_dir, read_checkpoint
 from gemenvs.training.config import TrainConfig, save_config
-from gemenvs.training.evaluate import append_eval_rows, evaluate, final_evaluation
+from gemenvs.training.evaluate import append_eval_rows, curve_title, evaluate, final_evaluation, warm_start_label
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pool import OpponentPool, pool_baselines
 from gemenvs.training.pretrain import CloneReport
 from gemenvs.training.pretrain import pretrain as run_pretrain
+from gemenvs.workers import fix_threads
 
 #: the logit of an illegal action: exp of it underflows to exactly 0 next to any legal logit
 MASKED_LOGIT = -1e8
@@ -581,7 +585,6 @@ class RoundSelfPlay(BatchedSelfPlay):
 
 def make_env(cfg: TrainConfig) -> RoundSelfPlay:
     """The ``n_envs`` batched games of the config, their opponents to come from the pool."""
-    limit_numpy_blas_threads(cfg.torch_threads)  # the frozen policies' forward passes run in this process
     return RoundSelfPlay(cfg.n_envs, None, learner_seat=cfg.env.learner_seat, reward=cfg.env.reward,
                          seat_mix=cfg.pool.seat_mix, seed=cfg.seed, env_id=cfg.env.id, features=cfg.env.features,
                          **cfg.env.options)
@@ -601,6 +604,41 @@ class LeanRun(RunSchedule):
                                  baseline_share=cfg.pool.baseline_share)
         self.init_schedule(cfg)
         self.recent: deque = deque(maxlen=500)  # win shares of the latest training games, any opponent
+        self._tb = None  # the TensorBoard writer of run_dir/tb, made on first use (tensorboard())
+
+    def tensorboard(self):
+        """The run's TensorBoard writer (``run_dir/tb``, the folder and tags of the SB3 path's logs)."""
+        if self._tb is None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self._tb = SummaryWriter(str(self.run_dir / "tb"))
+        return self._tb
+
+    def log_update(self, stats: dict, step: int, seconds: float) -> None:
+        """One PPO update's losses and the pool's win rates, under the tags SB3's MaskablePPO logs them with."""
+        tb = self.tensorboard()
+        for tag, value in (("train/policy_gradient_loss", stats.get("policy_loss")),
+                           ("train/value_loss", stats.get("value_loss")),
+                           ("train/entropy_loss", None if stats.get("entropy") is None else -stats["entropy"]),
+                           ("train/approx_kl", stats.get("approx_kl")),
+                           ("train/clip_fraction", stats.get("clip_fraction")),
+                           ("train/anchor_kl", stats.get("anchor_kl")),
+                           ("train/learning_rate", self.cfg.ppo.learning_rate),
+                           ("time/fps", step / max(seconds, 1e-9)),
+                           ("pool/win_rate_all", float(np.mean(self.recent)) if self.recent else None),
+                           ("pool/snapshots", len(self.pool.snapshots))):
+            if value is not None and value == value:  # (nan: nothing to log, e.g. anchor_kl without an anchor)
+                tb.add_scalar(tag, value, step)
+        for m in self.pool.members:
+            rate = self.pool.win_rate(m.name)
+            if rate is not None and m.kind == "baseline":
+                tb.add_scalar(f"pool/win_rate_{m.name}", rate, step)
+
+    def close(self) -> None:
+        """Flush and close the TensorBoard writer."""
+        if self._tb is not None:
+            self._tb.close()
+            self._tb = None
 
     def record(self, finished) -> None:
         """Count the learner's finished training games against their pool members."""
@@ -626,15 +664,20 @@ class LeanRun(RunSchedule):
         e = self.cfg.eval
         focal = self.learner.agent(e.deterministic, step=step)
         results = evaluate(focal, self.cfg.env.id, self.cfg.env.options, e.opponents, e.games,
-                           seed=self.cfg.seed, workers=e.workers, charts=e.charts)
+                           seed=self.cfg.seed, workers=e.workers, charts=e.charts,
+                           progress=self.cfg.progress_bar, desc=f"evaluation at step {step:,}")
         path = self.run_dir / "eval.csv"
         append_eval_rows(path, step, results)
+        for name, r in results.items():
+            self.tensorboard().add_scalar(f"eval/win_rate_{name}", r.win_rate, step)
+            self.tensorboard().add_scalar(f"eval/mean_margin_{name}", r.mean_margin, step)
         rates = {name: r.win_rate for name, r in results.items()}
         score = e.best_score(rates)
         if score > self.best_score:
             self.best_score, self.best_step = score, step
             focal.save(self.run_dir / "best_model.npz")
-        plot_learning_curve(path, self.run_dir / "learning_curve.png", self.players, self.cfg.name)
+        plot_learning_curve(path, self.run_dir / "learning_curve.png", self.players, curve_title(self.cfg, self.players),
+                            warm_start=warm_start_label(self.cfg))
         return rates
 
     def checkpoint(self, step: int) -> Path:
@@ -683,8 +726,10 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     On resume every file of the checkpoint is read and checked first (``model.pt`` with
     ``weights_only=True``), as on backend sb3; the games are dealt afresh (seeded from ``seed + steps``)."""
     ckpt: Checkpoint | None = read_checkpoint(resume, cfg) if resume is not None else None
-    torch.set_num_threads(cfg.torch_threads)  # 1 on 2 cores: a second torch thread waits on the engine's core
+    fix_threads(cfg.torch_threads)  # torch and numpy's BLAS (the frozen policies); 1 on 2 cores
+    limit = TimeLimit(cfg.max_train_minutes)  # the opt-in guard (pretraining and evaluations count in it)
     env = make_env(cfg)
+    run = None
     try:
         learner = LeanPPO(cfg, env)
         run_dir = ckpt.run_dir if ckpt is not None else prepare_run_dir(cfg)
@@ -695,38 +740,43 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             run.load_state_dict(ckpt.trainer)
             print(f"resuming {run_dir} from {ckpt.path.name} at step {learner.num_timesteps}")
         save_config(cfg, run_dir / "config.yaml")
-        start = time.time()  # the wall-time budget counts from here (pretraining included, as on backend sb3)
+        start = time.time()
         if ckpt is None and cfg.pretrain.teacher is not None:
-            pretrain(cfg, run, learner)
+            pretrain(cfg, run, learner, limit)
             if cfg.ppo.anchor_coef:
                 learner.set_anchor()
         if not run.pool.members:  # pure self-play: start against the initial (or cloned) policy
             run.snapshot(learner.num_timesteps)
         run.push_pool()
         learner.start(seed=cfg.seed + learner.num_timesteps)
-        train_seconds = _learn(cfg, run, learner, start, append=ckpt is not None)
+        _learn(cfg, run, learner, limit, append=ckpt is not None)
+        train_seconds = time.time() - start
     finally:
         env.close()
+        if run is not None:
+            run.close()
     step = learner.num_timesteps
     final = learner.agent()
     final.save(run_dir / "final_model.npz")
     run.checkpoint(step)
-    finish(cfg, run, final, train_seconds)
+    finish(cfg, run, final, train_seconds, limit)
     return run_dir
 
 
-def pretrain(cfg: TrainConfig, run: LeanRun, learner: LeanPPO) -> CloneReport:
+def pretrain(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, limit: TimeLimit | None = None) -> CloneReport:
     """Behaviour cloning of ``cfg.pretrain.teacher`` into the learner's networks, then ``dagger_rounds``
     DAgger rounds, as on backend sb3 (:func:`gemenvs.training.pretrain.pretrain`: the same games, seeds,
     ``pretrain.json`` and step-0 evaluation; cloning through :class:`ClonePolicy`). The PPO optimizer is
     untouched (cloning has its own Adam)."""
     return run_pretrain(cfg, ClonePolicy(learner.model), lambda: learner.agent(deterministic=True), run.run_dir,
-                        lambda: run.evaluate(0), features=learner.env.features)
+                        lambda: run.evaluate(0), features=learner.env.features, limit=limit)
 
 
-def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, start: float | None = None, append: bool = False) -> float:
-    """Rollouts and updates until total_timesteps (or max_train_minutes, counted from ``start``: by default
-    now); the seconds since ``start``. ``append``: add to the run's progress.csv (a resumed run).
+def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, limit: TimeLimit | None = None,
+           append: bool = False) -> None:
+    """Rollouts and updates until ``total_timesteps`` learner decisions (the budget), or until the opt-in time
+    guard ``limit`` (``max_train_minutes``) cuts the run. ``append``: add to the run's progress.csv (a resumed
+    run). Shows a progress bar of decisions (``cfg.progress_bar``) and logs every update to TensorBoard.
 
     One progress.csv row per update. ``step`` is the decisions the update trained on (with ``lean.overlap``,
     the next rollout, collected beside it, is not counted yet), ``seconds`` the wall time when it joined;
@@ -737,20 +787,35 @@ def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, start: float | None
     in which collection waited for an update to join (the part of the update not hidden behind collection)."""
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=cfg.total_timesteps, unit="step", dynamic_ncols=True, mininterval=1.0, smoothing=0.05) \
-        if cfg.progress_bar else None
-    write = bar.write if bar is not None else print
-    limit = None if cfg.max_train_minutes is None else 60 * cfg.max_train_minutes
-    start = time.time() if start is None else start
+    limit = TimeLimit(None) if limit is None else limit
+    total = cfg.total_timesteps
+    if limit.hit:  # (the warm start used the time up)
+        print(f"PPO: skipped, {limit.message()}", flush=True)
+        return
+    if learner.num_timesteps >= total:
+        return
+    rollout = cfg.ppo.n_steps * learner.env.num_games
+    print(f"PPO: {count(total - learner.num_timesteps)} learner decisions to go, in rollouts of {cfg.ppo.n_steps} "
+          f"{'engine rounds' if cfg.lean.rollout == 'rounds' else 'decisions'} x {count(learner.env.num_games)} games "
+          f"(about {count(rollout * (0.6 if cfg.lean.rollout == 'rounds' else 1))} decisions an update)", flush=True)
+    bar = tqdm(total=total, initial=learner.num_timesteps, desc="PPO", unit="decision", dynamic_ncols=True,
+               mininterval=1.0, smoothing=0.05, disable=not cfg.progress_bar)
+    write = bar.write if cfg.progress_bar else print
+    start = time.time()
+    first = learner.num_timesteps
+
+    def allowed() -> bool:
+        """Whether to go on: the budget is not spent and the guard has time left (it records what it cuts)."""
+        return learner.num_timesteps >= total or limit.allows(
+            f"PPO after {count(learner.num_timesteps)} of {count(total)} decisions")
 
     def on_step(finished) -> bool:
         run.record(finished)
-        if bar is not None:
-            bar.update(learner.num_timesteps - bar.n)  # (learner decisions: rounds mode has fewer than games)
-        return limit is None or time.time() - start <= limit
+        bar.update(learner.num_timesteps - bar.n)  # (learner decisions: rounds mode has fewer than games)
+        return allowed()
 
-    def stopping(step: int) -> None:
-        write(f"step {step}: max_train_minutes ({cfg.max_train_minutes:g}) reached, stopping")
+    def stopping() -> None:
+        write(limit.message())
 
     progress = run.run_dir / "progress.csv"
     append = append and progress.is_file()
@@ -764,63 +829,65 @@ def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, start: float | None
             seconds = time.time() - start
             spent = learner.seconds
             if learner.overlap:
-                total = spent["env"] + spent["policy"] + spent["wait"] or 1.0
+                spent_total = spent["env"] + spent["policy"] + spent["wait"] or 1.0
             else:
-                total = sum(spent.values()) or 1.0
+                spent_total = sum(spent.values()) or 1.0
+            rate = (step - first) / max(seconds, 1e-9)
             writer.writerow({"update": learner.n_updates, "step": step, "seconds": round(seconds, 3),
-                             "steps_per_s": round(step / max(seconds, 1e-9), 1), **stats,
+                             "steps_per_s": round(rate, 1), **stats,
                              "win_rate_all": float(np.mean(run.recent)) if run.recent else None,
-                             **{f"{k}_share": round(v / total, 4) for k, v in spent.items()}})
+                             **{f"{k}_share": round(v / spent_total, 4) for k, v in spent.items()}})
             f.flush()
+            run.log_update(stats, step, seconds)
             if not due:
                 return False
             rates = run.after_rollout(step)
             if rates:
-                write(f"step {step}: eval win rates " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()))
-            if bar is not None:
-                post = {"fps": f"{step / max(seconds, 1e-9):.0f}"}
-                if run.recent:
-                    post["win"] = f"{np.mean(run.recent):.0%}"
-                bar.set_postfix(post, refresh=False)
-            return limit is None or time.time() - start <= limit  # (an evaluation may have used it up)
+                write(f"step {step:,}: eval win rates " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()))
+            post = {"updates": learner.n_updates}
+            if run.recent:
+                post["win"] = f"{np.mean(run.recent):.0%}"
+            bar.set_postfix(post, refresh=False)
+            return allowed()  # (an evaluation may have used the time up)
 
-        if not learner.overlap:
-            while learner.num_timesteps < cfg.total_timesteps:
-                if not learner.collect(on_step):
-                    stopping(learner.num_timesteps)
-                    break
-                if not report(learner.update(), learner.num_timesteps):
-                    stopping(learner.num_timesteps)
-                    break
-        else:
-            pending = None  # the step count after the rollout whose update runs in the background
-            try:
-                while learner.num_timesteps < cfg.total_timesteps:
-                    going = learner.collect(on_step)  # (beside the update of the rollout before, if any)
-                    if pending is not None:
-                        stats = learner.join()
-                        going = report(stats, pending, due=going) and going
-                        pending = None
-                    if not going:
-                        stopping(learner.num_timesteps)
+        try:
+            if not learner.overlap:
+                while learner.num_timesteps < total:
+                    if not learner.collect(on_step):
+                        stopping()
                         break
-                    pending = learner.num_timesteps
-                    learner.update_async()
-                if pending is not None:  # total_timesteps reached: the last rollout's update joins
-                    report(learner.join(), pending)
-            finally:
-                if learner._job is not None:  # (an error in collection: let the update finish before leaving)
-                    learner._job.join()
-                    learner._job = None
-    if bar is not None:
-        bar.close()
-    return time.time() - start
+                    if not report(learner.update(), learner.num_timesteps):
+                        stopping()
+                        break
+            else:
+                pending = None  # the step count after the rollout whose update runs in the background
+                try:
+                    while learner.num_timesteps < total:
+                        going = learner.collect(on_step)  # (beside the update of the rollout before, if any)
+                        if pending is not None:
+                            stats = learner.join()
+                            going = report(stats, pending, due=going) and going
+                            pending = None
+                        if not going:
+                            stopping()
+                            break
+                        pending = learner.num_timesteps
+                        learner.update_async()
+                    if pending is not None:  # total_timesteps reached: the last rollout's update joins
+                        report(learner.join(), pending)
+                finally:
+                    if learner._job is not None:  # (an error in collection: let the update finish before leaving)
+                        learner._job.join()
+                        learner._job = None
+        finally:
+            bar.close()
 
 
-def finish(cfg: TrainConfig, run: LeanRun, final: PolicyAgent, train_seconds: float) -> None:
+def finish(cfg: TrainConfig, run: LeanRun, final: PolicyAgent, train_seconds: float,
+           limit: TimeLimit | None = None) -> None:
     """Final table against each baseline (the best model if an evaluation kept one), results files, curve."""
     final_evaluation(cfg, run.run_dir, final, run.best_step, run.players, run.learner.num_timesteps, train_seconds,
-                     backend="lean")
+                     backend="lean", updates=run.learner.n_updates, limit=limit)
 
 
 __all__ = ["ActorCritic", "ClonePolicy", "LeanPPO", "LeanRun", "MASKED_LOGIT", "RoundSelfPlay", "load_model_state", "log_probs_and_entropy", "masked_kl",

@@ -28,20 +28,25 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import multiprocessing as mp
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
+from tqdm.auto import tqdm
 
 from gemenvs.agents.features import features_from_dict
 from gemenvs.agents.match import decide
 from gemenvs.core.rewards import terminal_rewards
+from gemenvs.training.budget import TimeLimit, count
+from gemenvs.workers import process_pool
 from gemenvs.wrappers.single_agent import build_opponent, make_aec_env
+
+#: teacher games per unit of work: the progress bar moves, and the time limit is checked, once a chunk
+CHUNK_GAMES = 25
 
 
 @dataclass
@@ -132,19 +137,46 @@ def _play_games(env_id: str, options: dict, teacher: str, reward: str, gamma: fl
 
 
 def collect(env_id: str, options: dict, teacher: str, games: int, seed: int = 0, reward: str = "win",
-            gamma: float = 1.0, workers: int = 1, student=None, features: dict | None = None) -> Demonstrations:
+            gamma: float = 1.0, workers: int = 1, student=None, features: dict | None = None,
+            progress: bool = False, desc: str = "teacher games", limit: TimeLimit | None = None) -> Demonstrations:
     """``games`` games (seeds ``seed...``): the teacher against itself with every seat's decisions kept,
     or, given a ``student`` agent, the student in one seat with its decisions labelled by the teacher.
-    ``features``: see :func:`_play_games` (observation features computed from the state, as plain JSON)."""
+    ``features``: see :func:`_play_games` (observation features computed from the state, as plain JSON).
+
+    The games are played in chunks of :data:`CHUNK_GAMES` (over ``workers`` processes) and their rows kept in
+    seed order, so the data do not depend on ``workers``. ``progress`` shows a bar of games; ``limit`` (the
+    run's time guard) is checked after every chunk, and once it is past, the games not yet played are left out."""
     seeds = list(range(seed, seed + games))
-    chunks = [c for c in (seeds[i::max(workers, 1)] for i in range(max(workers, 1))) if c]
-    if workers <= 1 or len(chunks) == 1:
-        parts = [_play_games(env_id, options, teacher, reward, gamma, seeds, student, features)]
-    else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("forkserver")) as pool:
-            parts = list(pool.map(_play_games, *zip(*[(env_id, options, teacher, reward, gamma, c, student, features)
-                                                      for c in chunks])))
-    return Demonstrations(*(np.concatenate(arrays) for arrays in zip(*parts)))
+    chunks = [seeds[i:i + CHUNK_GAMES] for i in range(0, len(seeds), CHUNK_GAMES)]
+    parts: list = [None] * len(chunks)
+    args = (env_id, options, teacher, reward, gamma)
+    with tqdm(total=games, desc=desc, unit="game", disable=not progress, dynamic_ncols=True) as bar:
+        played = 0
+
+        def allowed() -> bool:
+            return limit is None or limit.allows(f"the warm start after {count(played)} of {count(games)} {desc}")
+
+        if workers <= 1 or len(chunks) == 1:
+            for k, chunk in enumerate(chunks):
+                parts[k] = _play_games(*args, chunk, student, features)
+                bar.update(len(chunk))
+                played += len(chunk)
+                if not allowed():
+                    break
+        else:
+            with process_pool(workers) as pool:
+                futures = {pool.submit(_play_games, *args, chunk, student, features): k
+                           for k, chunk in enumerate(chunks)}
+                for future in as_completed(futures):
+                    parts[futures[future]] = future.result()
+                    bar.update(len(chunks[futures[future]]))
+                    played += len(chunks[futures[future]])
+                    if not allowed():
+                        for f in futures:
+                            f.cancel()
+                        break
+    kept = [part for part in parts if part is not None]  # (at least the first chunk: the limit is checked after it)
+    return Demonstrations(*(np.concatenate(arrays) for arrays in zip(*kept)))
 
 
 def concatenate(parts: list[Demonstrations]) -> Demonstrations:
@@ -187,8 +219,11 @@ def _agreement_and_mse(policy, data: Demonstrations, batch: int = 4096) -> tuple
 
 
 def clone(policy, data: Demonstrations, epochs: int, batch_size: int = 256, learning_rate: float = 3e-4,
-          value_coef: float = 0.5, seed: int = 0, heldout: float = 0.1) -> CloneReport:
-    """Fit a MaskablePPO policy to ``data`` (see the module docstring); returns a :class:`CloneReport`."""
+          value_coef: float = 0.5, seed: int = 0, heldout: float = 0.1, progress: bool = False,
+          desc: str = "cloning", limit: TimeLimit | None = None) -> CloneReport:
+    """Fit a MaskablePPO policy to ``data`` (see the module docstring); returns a :class:`CloneReport`.
+    ``progress`` shows a bar of minibatches; ``limit`` (the run's time guard) is checked after each one, and
+    once it is past the cloning stops there (``epochs`` in the report counts the epochs begun)."""
     start = time.time()
     rng = np.random.default_rng(seed)
     games = np.unique(data.game)
@@ -197,7 +232,14 @@ def clone(policy, data: Demonstrations, epochs: int, batch_size: int = 256, lear
     train, test = data.subset(np.flatnonzero(~is_test)), data.subset(np.flatnonzero(is_test))
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     policy.set_training_mode(True)
-    for _ in range(epochs):
+    batches = -(-len(train) // batch_size)
+    bar = tqdm(total=epochs * batches, desc=desc, unit="batch", disable=not progress, dynamic_ncols=True)
+    done = 0
+    for epoch in range(epochs):
+        if limit is not None and limit.hit:
+            break
+        done = epoch + 1
+        bar.set_postfix_str(f"epoch {epoch + 1}/{epochs}", refresh=False)
         order = rng.permutation(len(train))
         for i in range(0, len(order), batch_size):
             rows = order[i:i + batch_size]
@@ -209,10 +251,14 @@ def clone(policy, data: Demonstrations, epochs: int, batch_size: int = 256, lear
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             optimizer.step()
+            bar.update()
+            if limit is not None and not limit.allows(f"the warm start in {desc}, epoch {epoch + 1} of {epochs}"):
+                break
+    bar.close()
     policy.set_training_mode(False)
     train_acc, _ = _agreement_and_mse(policy, train.subset(np.arange(min(len(train), 20000))))
     test_acc, mse = _agreement_and_mse(policy, test) if len(test) else (float("nan"), float("nan"))
-    return CloneReport(len(train), epochs, time.time() - start, train_acc, test_acc, mse)
+    return CloneReport(len(train), done, time.time() - start, train_acc, test_acc, mse)
 
 
 #: offset of the teacher games' seeds from the run's seed (disjoint from the self-play and evaluation games)
@@ -229,31 +275,45 @@ def with_features(data: Demonstrations, features) -> Demonstrations:
 
 
 def pretrain(cfg, policy, student: Callable[[], object], run_dir: Path,
-             evaluate: Callable[[], dict[str, float]], features=None) -> CloneReport:
+             evaluate: Callable[[], dict[str, float]], features=None, limit: TimeLimit | None = None) -> CloneReport:
     """Behaviour cloning of ``cfg.pretrain.teacher`` into ``policy`` (what :func:`clone` takes), then
     ``dagger_rounds`` DAgger rounds with ``student()`` (the policy as an agent, deterministic) playing;
     written to ``run_dir/pretrain.json`` and, when periodic evaluation is on, ``evaluate()`` is step 0
     of the learning curve. The same for every backend (each hands over its own policy and agent). With
     observation ``features`` the policy is fitted on the observations with their features appended (the
-    student agent computes its own)."""
+    student agent computes its own). Each stage shows a progress bar (``cfg.progress_bar``) and ends with a
+    line of counts; ``limit`` (the run's time guard) may cut any stage, and then the stages after it are skipped."""
     p = cfg.pretrain
-    print(f"pretraining: {p.games} games of {p.teacher!r} against itself, then {p.epochs} epochs of cloning"
-          + (f", then {p.dagger_rounds} DAgger rounds of {p.dagger_games} games" if p.dagger_rounds else ""))
+    bar = bool(cfg.progress_bar)
+    print(f"warm start: {count(p.games)} games of {p.teacher!r} against itself, then {p.epochs} "
+          f"epoch{'s' * (p.epochs != 1)} of cloning"
+          + (f", then {p.dagger_rounds} DAgger round{'s' * (p.dagger_rounds != 1)} of {count(p.dagger_games)} games "
+             f"and {p.dagger_epochs} epoch{'s' * (p.dagger_epochs != 1)}" if p.dagger_rounds else ""), flush=True)
     start = time.time()
     seed = cfg.seed + PRETRAIN_SEED
     in_games = features.to_dict() if features is not None and features.needs_state else None
     data = with_features(collect(cfg.env.id, cfg.env.options, p.teacher, p.games, seed=seed, reward=cfg.env.reward,
-                                 gamma=cfg.ppo.gamma, workers=p.workers, features=in_games), features)
-    rounds = [{"games": p.games, "collect_seconds": time.time() - start}]
-    report = clone(policy, data, p.epochs, p.batch_size, p.learning_rate, p.value_coef, seed=cfg.seed)
-    rounds[-1].update(dataclasses.asdict(report))
-    print(report.line())
+                                 gamma=cfg.ppo.gamma, workers=p.workers, features=in_games, progress=bar,
+                                 limit=limit), features)
+    played = len(np.unique(data.game))
+    rounds = [{"games": played, "collect_seconds": time.time() - start}]
+    print(f"teacher games: {count(played)} of {count(p.games)}, {count(len(data))} decisions "
+          f"({time.time() - start:.0f} s)", flush=True)
+    report = CloneReport(len(data), 0, 0.0, float("nan"), float("nan"), float("nan"))
+    if limit is None or not limit.hit:
+        report = clone(policy, data, p.epochs, p.batch_size, p.learning_rate, p.value_coef, seed=cfg.seed,
+                       progress=bar, limit=limit)
+        rounds[-1].update(dataclasses.asdict(report))
+        print(report.line(), flush=True)
     for r in range(p.dagger_rounds):
+        if limit is not None and limit.hit:
+            break
         t = time.time()
         agent = student()
         seed += max(p.games, p.dagger_games)  # fresh games every round
         new = collect(cfg.env.id, cfg.env.options, p.teacher, p.dagger_games, seed=seed, reward=cfg.env.reward,
-                      gamma=cfg.ppo.gamma, workers=p.workers, student=agent, features=in_games)
+                      gamma=cfg.ppo.gamma, workers=p.workers, student=agent, features=in_games, progress=bar,
+                      desc=f"DAgger round {r + 1} games", limit=limit)
         if not len(new):
             agreement = float("nan")
         elif in_games is not None:  # the rows hold the features the student read
@@ -262,19 +322,25 @@ def pretrain(cfg, policy, student: Callable[[], object], run_dir: Path,
         else:
             agreement = float(np.mean(agent.act_batch(new.obs, new.masks.astype(np.int8)) == new.actions))
         data = concatenate([data, with_features(new, features)])
-        rounds.append({"games": p.dagger_games, "collect_seconds": time.time() - t,
+        rounds.append({"games": len(np.unique(new.game)), "collect_seconds": time.time() - t,
                        "student_agreement_on_own_states": agreement})
+        if limit is not None and limit.hit:
+            break
         report = clone(policy, data, p.dagger_epochs, p.batch_size, p.learning_rate, p.value_coef,
-                       seed=cfg.seed + r + 1)
+                       seed=cfg.seed + r + 1, progress=bar, desc=f"DAgger round {r + 1} cloning", limit=limit)
         rounds[-1].update(dataclasses.asdict(report))
         print(f"DAgger round {r + 1}: the cloned policy agreed with the teacher on {agreement:.1%} of the "
-              f"{len(new)} states it reached; {report.line()}")
+              f"{count(len(new))} states it reached; {report.line()}", flush=True)
     del data
     (Path(run_dir) / "pretrain.json").write_text(json.dumps(
-        {"teacher": p.teacher, "seconds": time.time() - start, "rounds": rounds}, indent=1))
+        {"teacher": p.teacher, "seconds": time.time() - start, "rounds": rounds,
+         "cut_by_time_limit": bool(limit is not None and limit.hit)}, indent=1))
+    if limit is not None and limit.hit:
+        print(limit.message(), flush=True)
     if cfg.eval.every:
         rates = evaluate()
-        print("step 0 (after pretraining): eval win rates " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()))
+        print("step 0 (after the warm start): eval win rates " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()),
+              flush=True)
     return report
 
 

@@ -45,9 +45,11 @@ from pathlib import Path
 import numpy as np
 
 from gemenvs.agents.policy import PolicyAgent
+from gemenvs.training.budget import TimeLimit, count
 from gemenvs.training.checkpoint import due, prepare_run_dir
 from gemenvs.training.config import ConfigError, TrainConfig, save_config
 from gemenvs.training.pool import pool_baselines
+from gemenvs.workers import fix_threads
 
 try:
     import ray
@@ -281,13 +283,14 @@ class League:
 
     def evaluate(self, step: int) -> dict[str, float]:
         """Periodic evaluation against each baseline (the SB3 path's match runner); keeps best_model.npz."""
-        from gemenvs.training.evaluate import append_eval_rows, evaluate
+        from gemenvs.training.evaluate import append_eval_rows, curve_title, evaluate, warm_start_label
         from gemenvs.training.plotting import plot_learning_curve
 
         e = self.cfg.eval
         focal = self.agent(step, e.deterministic)
         results = evaluate(focal, self.cfg.env.id, self.cfg.env.options, e.opponents, e.games,
-                           seed=self.cfg.seed, workers=e.workers, **eval_options(self.cfg))
+                           seed=self.cfg.seed, workers=e.workers, **eval_options(self.cfg),
+                           progress=self.cfg.progress_bar, desc=f"evaluation at step {step:,}")
         path = self.run_dir / "eval.csv"
         append_eval_rows(path, step, results)
         rates = {name: res.win_rate for name, res in results.items()}
@@ -295,7 +298,8 @@ class League:
         if score > self.best_score:
             self.best_score, self.best_step = score, step
             focal.save(self.run_dir / "best_model.npz")
-        plot_learning_curve(path, self.run_dir / "learning_curve.png", num_players(self.cfg), self.cfg.name)
+        plot_learning_curve(path, self.run_dir / "learning_curve.png", num_players(self.cfg),
+                            curve_title(self.cfg, num_players(self.cfg)), warm_start=warm_start_label(self.cfg))
         return rates
 
     def checkpoint(self, step: int) -> Path:
@@ -361,7 +365,7 @@ def train(cfg: TrainConfig, resume: str | os.PathLike | None = None) -> Path:
                           "hold main.npz, which pool.baselines can name as an opponent)")
     if cfg.pool.sampling == "prioritized" and cfg.pool.baselines:
         print("note: backend rllib draws the league uniformly (pool.sampling, priority_power and window are not used)")
-    torch.set_num_threads(cfg.torch_threads)
+    fix_threads(cfg.torch_threads)
     started = start_ray(cfg)  # first: a cluster that cannot be joined leaves no run folder behind
     algo = None
     try:
@@ -372,6 +376,7 @@ def train(cfg: TrainConfig, resume: str | os.PathLike | None = None) -> Path:
         if league.slots:  # the frozen versions start as the initial main
             main = module_weights(algo, [MAIN])[MAIN]
             set_module_weights(algo, {s["module"]: main for s in league.slots})
+        limit = TimeLimit(cfg.max_train_minutes)
         start, step, prev = time.time(), 0, (0, 0.0)
         print(f"rllib: {cfg.rllib.num_env_runners} env runners x {cfg.rllib.num_envs_per_env_runner} games, "
               f"{train_batch_size(cfg)} steps per iteration, league: main + {len(league.slots)} frozen versions, "
@@ -390,15 +395,15 @@ def train(cfg: TrainConfig, resume: str | os.PathLike | None = None) -> Path:
                 print(f"iteration {row['iteration']}: {step} steps, {row['env_steps_per_s']:.0f} steps/s"
                       + (f", win share vs {wins}" if wins else "")
                       + (", eval " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()) if rates else ""), flush=True)
-                limit = cfg.max_train_minutes
-                if limit is not None and time.time() - start > 60 * limit:
-                    print(f"step {step}: max_train_minutes ({limit:g}) reached, stopping")
+                if step < cfg.total_timesteps and not limit.allows(
+                        f"training after {count(step)} of {count(cfg.total_timesteps)} environment steps"):
+                    print(limit.message(), flush=True)
                     break
         train_seconds = time.time() - start
         league.checkpoint(step)
         final = league.agent(step)
         final.save(run_dir / "final_model.npz")
-        finish(cfg, league, final, step, train_seconds)
+        finish(cfg, league, final, step, train_seconds, algo.iteration, limit)
     finally:
         if algo is not None:
             algo.stop()
@@ -407,9 +412,10 @@ def train(cfg: TrainConfig, resume: str | os.PathLike | None = None) -> Path:
     return run_dir
 
 
-def finish(cfg: TrainConfig, league: League, final: PolicyAgent, step: int, train_seconds: float) -> None:
+def finish(cfg: TrainConfig, league: League, final: PolicyAgent, step: int, train_seconds: float,
+           updates: int | None = None, limit: TimeLimit | None = None) -> None:
     """Final table against each baseline (best model if an evaluation kept one), results files, learning curve."""
     from gemenvs.training.evaluate import final_evaluation
 
     final_evaluation(cfg, league.run_dir, final, league.best_step, num_players(cfg), step, train_seconds,
-                     backend="rllib", steps_name="environment steps")
+                     backend="rllib", steps_name="environment steps", updates=updates, limit=limit)

@@ -23,7 +23,6 @@ folder), ``config.yaml``, ``checkpoints/step_N/{model.zip, config.yaml, pool.jso
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections import deque
 from pathlib import Path
@@ -38,6 +37,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 from tqdm.auto import tqdm
 
 from gemenvs.agents.policy import PolicyAgent
+from gemenvs.training.budget import TimeLimit, count
 from gemenvs.training.checkpoint import (
     Checkpoint,
     RunSchedule,
@@ -49,19 +49,13 @@ from gemenvs.training.checkpoint import (
     restore_model,
 )
 from gemenvs.training.config import TrainConfig, game_name, save_config
-from gemenvs.training.evaluate import append_eval_rows, evaluate, final_evaluation
+from gemenvs.training.evaluate import append_eval_rows, curve_title, evaluate, final_evaluation, warm_start_label
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pretrain import CloneReport
 from gemenvs.training.pretrain import pretrain as run_pretrain
 from gemenvs.training.pool import OpponentPool, PoolOpponents, pool_baselines
+from gemenvs.workers import fix_threads
 from gemenvs.wrappers.single_agent import SingleAgentEnv, make_aec_env
-
-
-def limit_threads(n: int) -> None:
-    """Use ``n`` torch and BLAS threads in this process and in the processes it starts."""
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = str(n)
-    torch.set_num_threads(n)
 
 
 # ----------------------------------------------------------------------------- environments
@@ -115,10 +109,8 @@ def make_vec_env(cfg: TrainConfig) -> VecEnv:
     ``SingleAgentEnv`` worker processes (in-process when n_envs is 1). Either way the pool reaches
     them through ``env_method("update_opponents", members, weights)``."""
     if uses_batched_env(cfg):
-        from gemenvs.training.batched_env import limit_numpy_blas_threads
         from gemenvs.training.batched_vec_env import BatchedVecEnv
 
-        limit_numpy_blas_threads(cfg.torch_threads)  # the frozen policies' forward passes run in this process
         # (MegaGem has no shaping potential, so env.shaping changes nothing on either path)
         return BatchedVecEnv(cfg.n_envs, None, learner_seat=cfg.env.learner_seat, reward=cfg.env.reward,
                              seat_mix=cfg.pool.seat_mix, seed=cfg.seed, env_id=cfg.env.id, features=cfg.env.features,
@@ -183,7 +175,8 @@ class Trainer(RunSchedule):
         e = self.cfg.eval
         focal = policy_agent(model, self.cfg, deterministic=e.deterministic)
         results = evaluate(focal, self.cfg.env.id, self.cfg.env.options, e.opponents, e.games,
-                           seed=self.cfg.seed, workers=e.workers, charts=e.charts)
+                           seed=self.cfg.seed, workers=e.workers, charts=e.charts,
+                           progress=self.cfg.progress_bar, desc=f"evaluation at step {step:,}")
         path = self.run_dir / "eval.csv"
         append_eval_rows(path, step, results)
         for name, r in results.items():
@@ -195,7 +188,8 @@ class Trainer(RunSchedule):
             self.best_score, self.best_step = score, step
             model.save(self.run_dir / "best_model.zip")
             focal.save(self.run_dir / "best_model.npz")
-        plot_learning_curve(path, self.run_dir / "learning_curve.png", self.players, self.cfg.name)
+        plot_learning_curve(path, self.run_dir / "learning_curve.png", self.players, curve_title(self.cfg, self.players),
+                            warm_start=warm_start_label(self.cfg))
         return rates
 
     def checkpoint(self, model: MaskablePPO, step: int) -> Path:
@@ -216,10 +210,10 @@ class Trainer(RunSchedule):
 class SelfPlayCallback(BaseCallback):
     """Pool results, snapshots, evaluation, checkpoints and the progress bar (see the module docstring)."""
 
-    def __init__(self, trainer: Trainer, started_at: float | None = None):
+    def __init__(self, trainer: Trainer, limit: TimeLimit | None = None):
         super().__init__()
         self.trainer = trainer
-        self.started_at = started_at  # the wall-time budget counts from here (pretraining included)
+        self.limit = limit if limit is not None else TimeLimit(trainer.cfg.max_train_minutes)  # (the run's guard)
         self.bar = None
         self.recent = deque(maxlen=500)  # win shares of the latest training games, any opponent
         self.eval_rates: dict[str, float] = {}
@@ -228,7 +222,6 @@ class SelfPlayCallback(BaseCallback):
     def _on_training_start(self) -> None:
         cfg = self.trainer.cfg
         self.start_time, self.start_step = time.time(), self.num_timesteps
-        self.budget_start = self.started_at if self.started_at is not None else self.start_time
         if cfg.progress_bar:
             rollout = cfg.ppo.n_steps * cfg.n_envs  # learn() runs whole rollouts, so it may end a little past
             total = self.num_timesteps + -(-(cfg.total_timesteps - self.num_timesteps) // rollout) * rollout
@@ -242,9 +235,9 @@ class SelfPlayCallback(BaseCallback):
                 self.recent.append(info["win_share"])
         if self.bar is not None:
             self.bar.update(self.training_env.num_envs)
-        limit = self.trainer.cfg.max_train_minutes
-        if limit is not None and time.time() - self.budget_start > 60 * limit:
-            self._write(f"step {self.num_timesteps}: max_train_minutes ({limit:g}) reached, stopping")
+        total = self.trainer.cfg.total_timesteps
+        if not self.limit.allows(f"PPO after {count(self.num_timesteps)} of {count(total)} decisions"):
+            self._write(self.limit.message())
             return False
         return True
 
@@ -321,7 +314,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     the model is rebuilt from ``cfg`` and given the saved weights, so a bad checkpoint fails before
     anything is written and no file can run code.
     """
-    limit_threads(cfg.torch_threads)
+    fix_threads(cfg.torch_threads)
     players = num_players(cfg)
     ckpt: Checkpoint | None = read_checkpoint(resume, cfg) if resume is not None else None
     run_dir = ckpt.run_dir if ckpt is not None else prepare_run_dir(cfg)
@@ -340,15 +333,18 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
         save_config(cfg, run_dir / "config.yaml")
         model.set_logger(make_logger(run_dir, model.num_timesteps))
         start = time.time()
+        limit = TimeLimit(cfg.max_train_minutes)  # (the opt-in guard: pretraining and evaluations count in it)
         if ckpt is None and cfg.pretrain.teacher is not None:
-            pretrain(cfg, trainer, model)
+            pretrain(cfg, trainer, model, limit)
         if not trainer.pool.members:  # pure self-play: start against the initial (or cloned) policy
             trainer.snapshot(model, model.num_timesteps)
         env.env_method("update_opponents", *trainer.pool.broadcast())  # before learn() resets the workers
 
         remaining = cfg.total_timesteps - model.num_timesteps
-        if remaining > 0:
-            model.learn(total_timesteps=remaining, callback=SelfPlayCallback(trainer, started_at=start),
+        if remaining > 0 and not limit.hit:
+            print(f"PPO: {count(remaining)} learner decisions in rollouts of {count(cfg.ppo.n_steps * cfg.n_envs)}",
+                  flush=True)
+            model.learn(total_timesteps=remaining, callback=SelfPlayCallback(trainer, limit),
                         reset_num_timesteps=ckpt is None)
     finally:
         env.close()
@@ -358,22 +354,25 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     if cfg.env.features is not None:  # (a .zip cannot name the features the network reads; the .npz does)
         policy_agent(model, cfg, metadata={"step": step}).save(run_dir / "final_model.npz")
     trainer.checkpoint(model, step)
-    finish(cfg, trainer, model, train_seconds)
+    finish(cfg, trainer, model, train_seconds, limit)
     return run_dir
 
 
-def pretrain(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO) -> CloneReport:
+def pretrain(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO, limit: TimeLimit | None = None) -> CloneReport:
     """Behaviour cloning of ``cfg.pretrain.teacher`` into ``model``, then ``dagger_rounds`` DAgger rounds
     (:func:`gemenvs.training.pretrain.pretrain`); written to pretrain.json and, when periodic evaluation is
     on, evaluated as step 0 of the learning curve."""
     return run_pretrain(cfg, model.policy, lambda: policy_agent(model, cfg, deterministic=True),
-                        trainer.run_dir, lambda: trainer.evaluate(model, 0, model.logger), features=run_features(cfg))
+                        trainer.run_dir, lambda: trainer.evaluate(model, 0, model.logger), features=run_features(cfg),
+                        limit=limit)
 
 
-def finish(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO, train_seconds: float) -> None:
+def finish(cfg: TrainConfig, trainer: Trainer, model: MaskablePPO, train_seconds: float,
+           limit: TimeLimit | None = None) -> None:
     """Final table against each baseline, results files and the learning curve."""
     final_evaluation(cfg, trainer.run_dir, policy_agent(model, cfg), trainer.best_step, trainer.players,
-                     model.num_timesteps, train_seconds)
+                     model.num_timesteps, train_seconds, updates=model._n_updates // max(cfg.ppo.n_epochs, 1),
+                     limit=limit)
 
 
 __all__ = ["SelfPlayCallback", "Trainer", "find_checkpoint", "load_checkpoint_config", "make_vec_env",
