@@ -1,13 +1,18 @@
 """The ``gemenvs`` command (also ``python -m gemenvs``): play a game yourself, replay a saved game.
 
     gemenvs play megagem --players 3 --opponents heuristic --seed 7 --save game.jsonl
-    gemenvs play gemjam --opponents rule runs/gemjam/best_model.zip --seat 1
+    gemenvs play megagem --opponents runs/megagem_selfplay/best_model.npz
+                                                       (the model of: gemenvs-train configs/megagem/selfplay.yaml)
+    gemenvs play gemjam --opponents rule runs/gemjam_selfplay/best_model.zip --seat 1
+                                                       (the model of: gemenvs-train configs/gemjam/selfplay.yaml)
     gemenvs play --replay game.jsonl --seat 0          (or --table: the whole table)
     gemenvs replay game.jsonl [--seat K | --table] [--no-pause]
-    gemenvs replay game.jsonl --gif game.gif           (or --mp4 game.mp4: needs gemenvs.pictures)
+    gemenvs replay game.jsonl --gif game.gif           (or --mp4 game.mp4: needs imageio-ffmpeg)
+    gemenvs --version
 
 Every usage or file problem (an unknown game or opponent, a bad option, a corrupt saved game,
-a policy that does not fit) is one line ``gemenvs: error: ...`` on stderr and exit status 2.
+a policy that does not fit, an optional extra that a policy file needs) is one line
+``gemenvs: error: ...`` on stderr and exit status 2.
 Leaving a game (``q`` or end of input) is status 0; Ctrl-C is status 130; a closed output
 pipe (``gemenvs replay FILE | head``) ends quietly with status 141.
 """
@@ -25,14 +30,28 @@ import numpy as np
 #: the baseline that plays the other seats when --opponents is not given
 DEFAULT_OPPONENT = {"megagem": "heuristic", "gem": "greedy", "gemjam": "rule"}
 
-EXAMPLES = """examples:
+#: the example lines of ``gemenvs play --help``: every file named is one an example or a documented command writes
+_PLAY_LINES = """\
   gemenvs play megagem --players 3 --opponents heuristic --seed 7 --save game.jsonl
   gemenvs play gem --players 2 --opponents greedy
   gemenvs play gemjam --opponents rule random --option max_rounds=5
-  gemenvs play gemjam --opponents runs/gemjam_selfplay/best_model.npz
+  gemenvs play megagem --opponents runs/megagem_selfplay/best_model.npz
+      (the model that gemenvs-train configs/megagem/selfplay.yaml writes)
+  gemenvs play gemjam --opponents runs/gemjam_selfplay/best_model.zip
+      (the model that gemenvs-train configs/gemjam/selfplay.yaml writes, also as best_model.npz)
+"""
+#: the example lines of ``gemenvs replay --help`` (game.jsonl: what ``gemenvs play ... --save game.jsonl`` writes)
+_REPLAY_LINES = """\
   gemenvs replay game.jsonl --seat 0
   gemenvs replay game.jsonl --gif game.gif
 """
+PLAY_EXAMPLES = "examples:\n" + _PLAY_LINES + """\
+at a bidding decision (MegaGem, GEM) type the amount to bid (5 bids 5), elsewhere a choice's number;
+any choice also by name (bid 5, reveal pink, play take two); help NAME says what a Gem Jam card does
+"""
+REPLAY_EXAMPLES = "examples:\n" + _REPLAY_LINES
+#: the ``gemenvs --help`` examples
+EXAMPLES = "examples:\n" + _PLAY_LINES + _REPLAY_LINES + "  gemenvs --version\n"
 
 
 class UsageError(ValueError):
@@ -51,13 +70,17 @@ def game_envs() -> dict[str, str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``gemenvs`` argument parser (subcommands ``play`` and ``replay``)."""
+    from gemenvs.console import add_version_argument
+
     parser = argparse.ArgumentParser(prog="gemenvs", description="Play the gemenvs games yourself; replay saved games.",
                                      epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_version_argument(parser)
     sub = parser.add_subparsers(dest="command", required=True, metavar="{play,replay}")
 
     play = sub.add_parser("play", help="play a game against baseline agents or trained policies",
                           description="Play MegaGem, GEM or Gem Jam in the terminal against baseline agents or "
-                                      "trained policies; or, with --replay, step through a saved game.")
+                                      "trained policies; or, with --replay, step through a saved game.",
+                          epilog=PLAY_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     play.add_argument("game", nargs="?", metavar="GAME", help="megagem, gem or gemjam")
     play.add_argument("--players", type=int, metavar="N", help="number of seats (default: the game's default)")
     play.add_argument("--opponents", nargs="+", metavar="NAME_OR_MODEL",
@@ -76,7 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = sub.add_parser("replay", help="step through a saved game, or write it as an animation",
                             description="Step through a saved game from one seat's view or the whole table "
-                                        "(Enter: next step, q: quit), or write it as a GIF or MP4.")
+                                        "(Enter: next step, q: quit), or write it as a GIF or MP4.",
+                            epilog=REPLAY_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     replay.add_argument("file", metavar="FILE", help="a saved game (.jsonl)")
     view = replay.add_mutually_exclusive_group()
     view.add_argument("--seat", type=int, metavar="K", help="show only what seat K may see")
@@ -208,14 +232,14 @@ def write_replay_animation(path: str, out: str, seat: int | None, fps: float, sc
         from gemenvs.pictures import replay_frames, write_animation
     except ImportError as e:
         raise UsageError(f"animations need gemenvs.pictures, which cannot be imported here ({e})") from None
-    frames = replay_frames(saved.game(), saved.seed, saved.log, seat)
+    frames = replay_frames(saved.game(), saved.seed, saved.log, seat)  # (a bar on a terminal)
     try:
-        write_animation(frames, out, fps)
+        result = write_animation(frames, out, fps)
     except (ValueError, RuntimeError, ImportError) as e:
         raise UsageError(str(e)) from None
     except OSError as e:
         raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
-    screen.say(f"Wrote {len(frames)} frames to {out}")
+    screen.say(result.summary())
     return 0
 
 
@@ -245,6 +269,7 @@ def _silence(stream: TextIO) -> None:
 def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
     """Entry point of ``gemenvs`` and ``python -m gemenvs``; returns the exit status (streams: for tests)."""
+    from gemenvs.console import extra_hint
     from gemenvs.play import Screen
     from gemenvs.recording import RecordingError
 
@@ -266,6 +291,11 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
         return 141
     except (UsageError, RecordingError) as e:
         return _error(e, stderr)
+    except ImportError as e:  # a policy file whose loading needs an extra (.zip: torch); else a bug: raised
+        hint = extra_hint(e)
+        if hint is None:
+            raise
+        return _error(UsageError(hint), stderr)
 
 
 if __name__ == "__main__":

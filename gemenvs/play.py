@@ -3,11 +3,17 @@
 A person takes one seat; baseline agents or trained policies take the others. At each of the
 person's decisions the screen shows what that seat may see (the game's own text render for the
 seat, and what happened since its last decision: the other seats' decisions as the seat may see
-them, or for Gem Jam the sentences of its game log), then the legal choices, numbered, with
-their action-spec names. A choice is typed as its number, its name (``bid[12]``, ``bid 12``,
-``reveal[pink]``; any case) or an unambiguous beginning of a name (``rev``). Anything else is
-answered with a one-line reason (the engine's own explanation for an illegal action) and asked
-again. End of input and ``q`` leave the game; the caller maps Ctrl-C to exit status 130.
+them, or for Gem Jam the sentences of its game log), then the legal choices with their
+action-spec names. In a bidding decision (MegaGem, GEM: the legal actions include the action
+spec's ``bid`` range) a number is the amount to bid (``5`` bids 5); in every other decision the
+choices are numbered and a number is a position in that list. A choice is also typed as its name:
+its label (``bid[12]``, ``reveal[pink]``, ``play[take two]``), its spaced form (``bid 12``,
+``play take two``, ``pay coin 1``: words separated by spaces, no brackets or punctuation), the
+game's own action name, any case, or an unambiguous beginning of one of these (``rev``). Anything
+else is answered with a one-line reason (the engine's own explanation for an illegal action, the
+largest bid allowed for an amount above it) and asked again. ``help NAME`` (``? NAME``) says what
+a Gem Jam card or an action does. End of input and ``q`` leave the game; the caller maps Ctrl-C
+to exit status 130.
 
 Everything reads and writes through a :class:`Screen` over text streams, so tests drive a
 whole game with scripted input. On a terminal :class:`Screen` colours its output with ``rich``
@@ -17,6 +23,7 @@ when it is installed; otherwise (pipes, files, tests) it writes plain text.
 """
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shutil
@@ -31,8 +38,14 @@ HELP_WORDS = ("?", "h", "help")
 QUIT_WORDS = ("q", "quit", "exit")
 LIST_WORDS = ("l", "list")
 LOG_WORDS = ("log",)
-#: a choice typed by its number (ASCII digits only)
+#: a choice typed by its number (ASCII digits only): a position in the list, or in a bidding decision the amount
 NUMBER = re.compile(r"[+-]?[0-9]+")
+#: the action-spec range of bids (MegaGem, GEM): in its decisions a number is the amount to bid
+BID_GROUP = "bid"
+#: a bid's label: the amount
+_AMOUNT = re.compile(r"[0-9]+")
+#: a bid typed by name with any amount: ``bid 99``, ``bid[99]``
+TYPED_BID = re.compile(BID_GROUP + r"\[([+-]?[0-9]+)\]|" + BID_GROUP + r" ([+-]?[0-9]+)")
 #: at most this many lines of "what happened since your last decision"
 RECENT_LINES = 30
 
@@ -146,12 +159,32 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def _words(text: str) -> str:
+    """The spaced form of a name: lower case ASCII words and numbers, single spaces; brackets,
+    underscores, slashes and parentheses are spaces, apostrophes and ``!`` are dropped
+    (``play[King's Ransom]`` -> ``play kings ransom``, ``target_player[+1 (left)]`` -> ``target player +1 left``)."""
+    text = _DROPPED.sub("", text.lower())
+    text = _LONE_SIGN.sub(" ", text)
+    return " ".join(_NOT_WORD.sub(" ", text).split())
+
+
+_DROPPED = re.compile(r"['\u2019!]")
+_LONE_SIGN = re.compile(r"[+-](?![0-9])")
+_NOT_WORD = re.compile(r"[^a-z0-9+-]+")
+
+
 def action_names(game: Game, action: int) -> list[str]:
     """The names a person may type for ``action``: its label (``bid[12]``), the label with a space
     instead of brackets (``bid 12``) and the game's own action name, all in lower case."""
     label = game.action_spec.label(action)
     names = [_norm(label), _norm(label.replace("[", " ").replace("]", " ")), _norm(game.action_name(action))]
     return list(dict.fromkeys(names))
+
+
+def spaced_names(game: Game, action: int) -> list[str]:
+    """The spaced forms of ``action``'s label and of the game's own action name (:func:`_words`):
+    ``play take two``, ``pay coin 1``, ``end plays``; what an answer without brackets is compared with."""
+    return list(dict.fromkeys([_words(game.action_spec.label(action)), _words(game.action_name(action))]))
 
 
 def choice_text(game: Game, action: int) -> str:
@@ -163,44 +196,146 @@ def choice_text(game: Game, action: int) -> str:
     return f"{label}  ({name})"
 
 
+def bid_range(game: Game):
+    """The game's action range of bids, the one named :data:`BID_GROUP` whose labels are the amounts
+    (``bid[0]``, ``bid[1]``, ...), or None (Gem Jam has none)."""
+    try:
+        bids = game.action_spec[BID_GROUP]
+    except KeyError:
+        return None
+    return bids if all(_AMOUNT.fullmatch(lab) for lab in bids.labels) else None
+
+
+def bidding(game: Game, legal: Sequence[int]):
+    """The bid range when ``legal`` holds a bid (a bidding decision: a bare number is an amount), else None."""
+    bids = bid_range(game)
+    if bids is None or not any(int(a) in bids for a in legal):
+        return None
+    return bids
+
+
+def bid_action(bids, amount: int) -> int | None:
+    """The action id that bids ``amount``, or None when the game has no such bid."""
+    label = str(amount)
+    return bids.start + bids.labels.index(label) if label in bids.labels else None
+
+
+def amounts_text(values: Sequence[int]) -> str:
+    """``[0, 1, 2, 3, 7, 8]`` -> ``0..3, 7, 8``: sorted amounts, runs of three or more as ``lo..hi``."""
+    values = sorted(set(values))
+    parts, k = [], 0
+    while k < len(values):
+        j = k
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        parts += [f"{values[k]}..{values[j]}"] if j >= k + 2 else [str(v) for v in values[k:j + 1]]
+        k = j + 1
+    return ", ".join(parts)
+
+
+def _legal_amounts(game: Game, bids, legal: Sequence[int]) -> list[int]:
+    return [int(bids.labels[int(a) - bids.start]) for a in legal if int(a) in bids]
+
+
+def _choose_amount(game: Game, state, seat: int, legal: Sequence[int], bids, digits: str,
+                   quoted: str) -> tuple[int | None, str | None]:
+    """The bid of the typed amount ``digits`` (``"12"``, ``"+3"``, ``"-2"``), or why there is none: the
+    engine's reason for an illegal bid; for an amount that is no bid of the game, the largest
+    amount allowed now with the engine's reason for the one above it."""
+    small = len(digits.lstrip("+-0")) <= 9
+    amount = int(digits) if small else None
+    shown = str(amount) if small else quoted
+    allowed = _legal_amounts(game, bids, legal)
+    a = bid_action(bids, amount) if small else None
+    if a is not None:
+        if a in legal:
+            return a, None
+        reason = game.why_illegal(state, seat, a) or "not legal now"
+        return None, f"{game.action_spec.label(a)} is not allowed now: {reason}"
+    if small and amount < 0:
+        now = f": type an amount to bid, {amounts_text(allowed)}" if allowed else ""
+        return None, f"there is no bid of {shown}{now}"
+    if not allowed:  # not a bidding decision: the engine says why no bid is allowed
+        top = bids.stop - 1
+        return None, f"bid {shown} is not allowed now: {game.why_illegal(state, seat, top) or 'not legal now'}"
+    most = max(allowed)
+    above = bid_action(bids, most + 1)
+    if above is None:
+        return None, f"bid {shown} is not allowed now: you can bid at most {most}, the game's largest bid"
+    reason = game.why_illegal(state, seat, above)
+    return None, f"bid {shown} is not allowed now: you can bid at most {most}" + (f"; {reason}" if reason else "")
+
+
 def parse_choice(game: Game, state, seat: int, legal: Sequence[int], text: str) -> tuple[int | None, str | None]:
     """The action a person's answer ``text`` chooses among ``legal``: ``(action, None)``, or
-    ``(None, reason)`` with a one-line reason why the answer chooses nothing."""
+    ``(None, reason)`` with a one-line reason why the answer chooses nothing.
+
+    A number is the amount to bid in a bidding decision (:func:`bidding`) and a position in the
+    numbered list otherwise; a name is a label (``bid[12]``, ``play[Take Two]``), its spaced form
+    (``bid 12``, ``play take two``), the game's own action name, or a beginning of one of these
+    that fits one legal choice."""
     answer = _norm(text)
     n = len(legal)
     quoted = repr(answer if len(answer) <= 30 else answer[:27] + "...")
+    bids = bidding(game, legal)
     if not answer:
+        if bids is not None:
+            return None, "type the amount to bid or the name of a choice (? for help)"
         return None, f"type a number 1..{n} or the name of a choice (? for help)"
     if NUMBER.fullmatch(answer):
+        if bids is not None:
+            return _choose_amount(game, state, seat, legal, bids, answer, quoted)
         small = len(answer.lstrip("+-0")) <= 9
         k = int(answer) if small else n + 1
         if 1 <= k <= n:
             return int(legal[k - 1]), None
         return None, f"there is no choice {answer if small else quoted}: type a number 1..{n}"
-    names = {a: action_names(game, a) for a in legal}
-    exact = [a for a in legal if answer in names[a]]
+    every_bid = bid_range(game)
+    typed_bid = TYPED_BID.fullmatch(answer) if every_bid is not None else None
+    if typed_bid is not None:
+        return _choose_amount(game, state, seat, legal, every_bid, typed_bid.group(1) or typed_bid.group(2), quoted)
+    if "[" in answer or "]" in answer:  # a label with brackets, as listed (an underscore may be a space)
+        key = answer.replace("_", " ")
+        names_of = lambda a: [name.replace("_", " ") for name in action_names(game, a)]  # noqa: E731
+    else:  # words: the spaced forms
+        key, names_of = _words(answer), lambda a: spaced_names(game, a)
+        if not key:
+            return None, f"no choice is called {quoted}: type " + (
+                "the amount to bid" if bids is not None else f"a number 1..{n}") + " or the name of a choice"
+    names = {a: names_of(a) for a in legal}
+    exact = [a for a in legal if key in names[a]]
     if exact:
         return int(exact[0]), None
     for a in range(game.num_actions):  # a real action that is not legal now: the engine says why
-        if answer in action_names(game, a):
+        if key in names_of(a):
             reason = game.why_illegal(state, seat, a) or "not legal now"
             return None, f"{game.action_spec.label(a)} is not allowed now: {reason}"
-    prefix = [a for a in legal if any(name.startswith(answer) for name in names[a])]
+    prefix = [a for a in legal if any(name.startswith(key) for name in names[a])]
     if len(prefix) == 1:
         return int(prefix[0]), None
     if prefix:
         shown = ", ".join(game.action_spec.label(a) for a in prefix[:5]) + (", ..." if len(prefix) > 5 else "")
-        return None, f"{quoted} could be {len(prefix)} choices ({shown}): type more of the name or its number"
+        more = "type more of the name" + ("" if bids is not None else " or its number")
+        return None, f"{quoted} could be {len(prefix)} choices ({shown}): {more}"
     for a in range(game.num_actions):  # the beginning of real actions, none legal now
-        if any(name.startswith(answer) for name in action_names(game, a)):
+        if any(name.startswith(key) for name in names_of(a)):
             reason = game.why_illegal(state, seat, a) or "not legal now"
             return None, f"no {quoted} choice is allowed now ({game.action_spec.label(a)}: {reason})"
-    return None, f"no choice is called {quoted}: type a number 1..{n} or a name such as " \
+    how = "the amount to bid" if bids is not None else f"a number 1..{n}"
+    return None, f"no choice is called {quoted}: type {how} or a name such as " \
                  f"{game.action_spec.label(int(legal[0]))}"
 
 
 def choice_lines(game: Game, legal: Sequence[int], width: int = 80) -> list[str]:
-    """The numbered legal choices, in columns when they are short."""
+    """The legal choices: numbered, in columns when they are short; in a bidding decision the
+    amounts allowed (typed as the amount) and any other choice by name."""
+    bids = bidding(game, legal)
+    if bids is not None:
+        amounts = _legal_amounts(game, bids, legal)
+        example = amounts[len(amounts) // 2]
+        lines = [f"  {BID_GROUP} {amounts_text(amounts)}: type the amount to bid ({example} bids {example})"]
+        lines += [f"  {choice_text(game, a)}" for a in legal if int(a) not in bids]
+        return lines
     items = [f"{k:>3}) {choice_text(game, a)}" for k, a in enumerate(legal, start=1)]
     cell = max(len(i) for i in items) + 2
     per_row = max(1, min(width // cell, 8)) if cell <= 24 and len(items) > 6 else 1
@@ -208,6 +343,154 @@ def choice_lines(game: Game, legal: Sequence[int], width: int = 80) -> list[str]
     # column-major, so numbers run down each column
     return ["".join(items[c * rows + r].ljust(cell) for c in range(per_row) if c * rows + r < len(items)).rstrip()
             for r in range(rows)]
+
+
+# ---------------------------------------------------------------------------------- help
+
+
+def help_lines(game: Game, legal: Sequence[int]) -> list[str]:
+    """What ``?`` shows at a decision: how choices are typed (amounts in a bidding decision), the commands."""
+    bids = bidding(game, legal)
+    if bids is not None:
+        amounts = _legal_amounts(game, bids, legal)
+        k = amounts[len(amounts) // 2]
+        others = [game.action_spec.label(a) for a in legal if int(a) not in bids]
+        lines = [f"This is a bidding decision: type the amount to bid, {amounts_text(amounts)} now ({k} bids {k}; "
+                 f"also {BID_GROUP} {k} or {BID_GROUP}[{k}])" + (f", or {' or '.join(others)} by name." if others
+                                                                else ".")]
+    else:
+        label = game.action_spec.label(int(legal[0]))
+        lines = [f"Type the number of a choice, or its name in any case: the label ({label}), its spaced form "
+                 f"({_words(label)}) or a beginning that fits only one choice."]
+    topic = "what a card does" if card_manifest(game) is not None else "what an action does"
+    lines.append(f"Commands: ? help, help NAME: {topic}, list: the table and choices again, log: everything so far,")
+    lines.append("q: leave the game.")
+    return lines
+
+
+def help_topic(answer: str) -> str | None:
+    """The NAME of an answer ``help NAME``, ``h NAME``, ``? NAME`` or ``?NAME``; None for any other answer."""
+    word = _norm(answer)
+    if word.startswith("?") and word[1:].strip():
+        return word[1:].strip()
+    first, _, rest = word.partition(" ")
+    return rest if first in HELP_WORDS and rest else None
+
+
+def card_manifest(game: Game):
+    """The Gem Jam card manifest of ``game`` (:class:`gemenvs.gemjam.data.Manifest`); None for a game without cards."""
+    manifest = getattr(game, "manifest", None)
+    if manifest is None or type(manifest).__module__ != "gemenvs.gemjam.data":
+        return None
+    return manifest
+
+
+#: rule references in the engine's card texts, left out of what a player reads: ``(S-36, S-150)``, ``§12``
+_REF = r"(?:§\d+|[A-Z]-[0-9A-Z]+(?:\.\.[A-Z]-[0-9A-Z]+)?|GEMJAM-SETTLED \d+)"
+_REF_ONLY = re.compile(rf"\s*\({_REF}(?:,\s*{_REF})*\)")
+_REF_IN = re.compile(rf",\s*{_REF}(?=\s*[,)])")
+_ROLE = re.compile(r",?\s*:\w+:`[^`]*`")
+
+#: what each wildcard effect lets its gem be (the permitted types of :func:`gemenvs.gemjam.rules.gem_types_for`)
+WILDCARD_TYPES = {
+    "rainbow_gem": "takes any gem type when it is placed",
+    "magic_mushroom": "takes any gem type when it is placed",
+    "poison_cup": "takes any gem type when it is placed",
+    "mirror_madness": "takes the type of a Basic Gem now in an opponent's Shrine, and keeps it",
+}
+
+
+def _effect_text(doc: str | None, name: str) -> str:
+    """An effect function's docstring as a player reads it: its first paragraph without the card's
+    ``Name:`` (``Magic Mushroom played from hand: ...`` keeps ``Played from hand: ...``) and without rule references."""
+    if not doc:
+        return ""
+    text = " ".join(doc.strip().split("\n\n")[0].split())
+    head, sep, rest = text.partition(": ")
+    if sep and len(head) <= 60:
+        after = head[len(name):].strip() if head.startswith(name) else ""
+        text = f"{after}: {rest}" if after and not after.startswith("(") else rest
+    text = _ROLE.sub("", text.replace("``", ""))
+    text = _REF_IN.sub("", _REF_ONLY.sub("", text))
+    return text[:1].upper() + text[1:]
+
+
+def card_text(manifest, kind: int) -> str:
+    """What a Gem Jam card does, in one line: its kind, types, values and copies from the manifest,
+    and a spell's or wildcard's effect from the engine's text of that effect."""
+    from gemenvs.gemjam import spells
+
+    m = manifest
+    name, cat, gold, count = m.names[kind], m.category[kind], m.gold[kind], m.count[kind]
+    types = [m.type_names[t] for t in m.types[kind]]
+    copies = f"{count} in the deck" + (" (with the sirens_call option)" if m.optional[kind] else "")
+    if cat == "basic":
+        t = m.types[kind][0]
+        size, pay = m.set_size[t], m.payment[t]
+        return (f"{name}: a Basic Gem of {types[0]}. A set of {types[0]} is complete with {size} gems, at least "
+                f"one a Basic; a Gem Jam on {types[0]} takes {' / '.join(map(str, pay))} for 1..{size} of the caster's "
+                f"{types[0]} gems (a full set: {pay[-1]}). Pays {gold} gold; {copies}.")
+    if cat == "dual":
+        return (f"{name}: a gem of {' or '.join(types)}, chosen when played or received; it lets you cast a Gem Jam "
+                f"on that type. Pays {gold} gold; {copies}.")
+    if cat == "wildcard":
+        effect = m.effect[kind]
+        played = _effect_text(getattr(getattr(spells, effect, None), "__doc__", None), name)  # Mushroom, Poison Cup
+        return (f"{name}: a wildcard gem that {WILDCARD_TYPES.get(effect, 'takes a gem type when it is placed')}; "
+                f"alone it does not qualify a Gem Jam and it is never paid." + (f" {played}" if played else "")
+                + f" {copies.capitalize()}.")
+    if cat == "gold":
+        return f"{name}: a Gold card: bank it into your Vault; it pays {gold} gold. {copies.capitalize()}."
+    effect = m.effect[kind]
+    text = _effect_text(getattr(spells.EFFECTS.get(effect), "__doc__", None), name) or "A spell."
+    if effect == "paired_gem_jam":
+        text += f" Its types: {' or '.join(types)} (with a Basic or Dual Gem of it in the caster's Shrine)."
+    how = ("A reaction: cast it only in a response window, on the spell on top; or" if m.reactive[kind]
+           else "Cast it from hand as a play, or")
+    return f"{name}: {text} {how} bank it for {gold} gold. {copies.capitalize()}."
+
+
+def topic_help(game: Game, topic: str) -> tuple[list[str], str | None]:
+    """``help NAME``: ``(lines, None)`` with what the card (Gem Jam) or the action called ``topic`` does,
+    or ``([], reason)`` in one line, naming close matches."""
+    key = _words(topic)
+    quoted = repr(_norm(topic) if len(topic) <= 30 else _norm(topic)[:27] + "...")
+    spec = game.action_spec
+    manifest = card_manifest(game)
+    cards = {}
+    if manifest is not None:
+        cards = {_words(name): kind for kind, name in enumerate(manifest.names)}
+        card_groups = [r.name for r in spec.ranges if r.labels == tuple(manifest.names)]
+        first, _, rest = key.partition(" ")
+        if key not in cards and rest and first in {_words(g) for g in card_groups}:
+            key = rest  # "play take two": the card Take Two
+        if key in cards:
+            return [card_text(manifest, cards[key])], None
+    groups = {_words(r.name): r for r in spec.ranges}
+    if key in groups:
+        r = groups[key]
+        return [f"{spec.label(r.start) if r.size == 1 else r.name + '[...]'}: {r.meaning}"], None
+    for a in range(game.num_actions):
+        if key and key in spaced_names(game, a):
+            r = spec[spec.decode(a)[0]]
+            return [f"{spec.label(a)}: {r.meaning}"], None
+    if manifest is not None:
+        starts = [name for name in cards if key and name.startswith(key)]
+        if len(starts) == 1:
+            return [card_text(manifest, cards[starts[0]])], None
+        if starts:
+            shown = ", ".join(manifest.names[cards[s]] for s in starts[:6]) + (", ..." if len(starts) > 6 else "")
+            return [], f"{quoted} could be {len(starts)} cards ({shown}): type more of the name"
+        close = difflib.get_close_matches(key, list(cards), n=4, cutoff=0.6)
+        close += [name for name in cards if key and key in name and name not in close][:4 - len(close)]
+        if close:
+            shown = ", ".join(manifest.names[cards[c]] for c in close)
+            return [], f"no card is called {quoted}; close matches: {shown}"
+        return [], f"no card is called {quoted} (names as in the choices, e.g. help take two)"
+    close = difflib.get_close_matches(key, list(groups), n=3, cutoff=0.6)
+    hint = f"close matches: {', '.join(close)}" if close else f"actions: {', '.join(spec.names)}"
+    title = TITLES.get(game.name, game.name)
+    return [], f"there is no card help for {title}, and no action is called {quoted} ({hint})"
 
 
 # ---------------------------------------------------------------------------------- what happened
@@ -266,10 +549,13 @@ class RecentEvents:
 # ---------------------------------------------------------------------------------- playing
 
 
+#: how each game is named on the screen
+TITLES = {"megagem": "MegaGem", "gem": "GEM", "gemjam": "Gem Jam"}
+
+
 def game_title(game: Game) -> str:
     """``MegaGem (3 players)``."""
-    titles = {"megagem": "MegaGem", "gem": "GEM", "gemjam": "Gem Jam"}
-    return f"{titles.get(game.name, game.name)} ({game.num_players} players)"
+    return f"{TITLES.get(game.name, game.name)} ({game.num_players} players)"
 
 
 def results_lines(game: Game, state, names: Sequence[str], viewer: int | None = None) -> list[str]:
@@ -285,12 +571,6 @@ def results_lines(game: Game, state, names: Sequence[str], viewer: int | None = 
         else:
             lines.append("You lost: " + ", ".join(f"player_{w}" for w in res.winners) + " won.")
     return lines
-
-
-def _help(screen: Screen) -> None:
-    screen.say("Type the number of a choice, or its name (bid[12], bid 12, reveal[pink]; any case), or a beginning")
-    screen.say("of a name that fits only one choice (rev). Commands: ? help, list: the table and choices again,")
-    screen.say("log: everything so far, q: leave the game.")
 
 
 def ask_decision(game: Game, state, seat: int, screen: Screen, recent: RecentEvents) -> int:
@@ -310,11 +590,22 @@ def ask_decision(game: Game, state, seat: int, screen: Screen, recent: RecentEve
     for line in recent.new_lines(state):
         screen.say(line, "dim")
     show()
+    prompt = ("your bid (amount or name, ? for help)> " if bidding(game, legal) is not None
+              else "your choice (number or name, ? for help)> ")
     while True:
-        text = screen.ask("your choice (number or name, ? for help)> ")
+        text = screen.ask(prompt)
         word = _norm(text)
         if word in HELP_WORDS:
-            _help(screen)
+            for line in help_lines(game, legal):
+                screen.say(line)
+            continue
+        topic = help_topic(word)
+        if topic is not None:
+            lines, reason = topic_help(game, topic)
+            for line in lines:
+                screen.say(line)
+            if reason is not None:
+                screen.error(reason)
             continue
         if word in QUIT_WORDS:
             raise QuitGame

@@ -283,6 +283,8 @@ def test_animation_as_gif(tmp_path, capsys):
     out = tmp_path / "gj.gif"
     stdout = io.StringIO()
     assert main(["replay", str(path), "--seat", "0", "--gif", str(out)], stdout=stdout) == 0, capsys.readouterr().err
-    assert out.read_bytes()[:4] == b"GIF8" and f"to {out}" in stdout.getvalue()
+    said = stdout.getvalue()
+    assert out.read_bytes()[:4] == b"GIF8" and f"wrote {out}: " in said
+    assert re.search(r"\d+ frames \(1 start \+ \d+ decisions with a choice \+ 1 final-score frame", said), said
     assert main(["replay", str(path), "--gif", str(tmp_path / "gj.png")], stdout=io.StringIO()) == 2
     assert capsys.readouterr().err.count("\n") == 1
