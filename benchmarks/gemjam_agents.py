@@ -21,6 +21,8 @@ from gemenvs import gemjam_v0
 from gemenvs.agents import RandomAgent, run_match
 from gemenvs.agents.match import TimedAgent
 from gemenvs.agents.gemjam import GemJamRuleAgent
+from gemenvs.training.benchmark import CountGames
+from gemenvs.training.tournament import progress_bar
 
 #: player count -> the least win rate of the rule agent against random players (issue 8)
 TARGETS = {3: 0.70}
@@ -45,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--players", type=_player_counts, default=[2, 3, 4], help="player counts (default 2,3,4)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the first game (game g uses seed + g)")
     ap.add_argument("--check", action="store_true", help="exit 1 if a lower 95%% bound misses its target")
+    ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="progress bars on stderr (default: only when stderr is a terminal)")
     args = ap.parse_args(argv)
     if args.games <= 0:
         ap.error("--games must be positive")
@@ -61,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         focal = TimedAgent(GemJamRuleAgent.for_env(env, seed=1))
         env.close()
         t0 = time.perf_counter()
-        res = run_match(env_fn, focal, opponents, args.games, seed=args.seed)
+        with progress_bar(args.games, f"{n} players", args.progress, leave=False) as bar:
+            res = run_match(lambda: CountGames(env_fn(), bar), focal, opponents, args.games, seed=args.seed)
         wall = time.perf_counter() - t0
         lo, hi = res.win_ci
         mlo, mhi = res.margin_ci

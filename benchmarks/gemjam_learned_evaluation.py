@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 from gemenvs.agents.gemjam import GemJamLookaheadAgent, GemJamRuleAgent
-from gemenvs.agents.match import map_in_processes
+from gemenvs.training.benchmark import map_games
 from gemenvs.gemjam.game import GemJam
 from gemenvs.gemjam.winmodel import win_chances
 
@@ -150,21 +150,26 @@ def main(argv: list[str] | None = None) -> None:
                     help="probe 2: score at the end of the turn, or at the seat's next decision after it")
     ap.add_argument("--eval-games", type=int, default=150)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="progress bars on stderr (default: only when stderr is a terminal)")
     args = ap.parse_args(argv)
     if args.games < 0 or args.games == 1 or args.epochs < 1 or args.eval_games < 1 or args.workers < 1:
         ap.error("--games must be 0 or at least 2; --epochs, --eval-games and --workers at least 1")
     if args.games:
         start = time.time()
         seeds = list(range(300_000, 300_000 + args.games))
-        parts = [p for p in map_in_processes(args.workers, collect, [seeds[i::8] for i in range(8)]) if len(p[0])]
+        chunks = [seeds[i::8] for i in range(8)]
+        parts = [p for p in map_games(args.workers, collect, chunks, sizes=[len(c) for c in chunks],
+                                      desc="probe 1: rule-agent games", progress=args.progress) if len(p[0])]
         X, W, Y, G = (np.concatenate([p[i] for p in parts]) for i in range(4))
         print(f"probe 1: {args.games} games of three rule agents, {time.time() - start:.0f} s")
         fit_evaluators(X, W, Y, G, args.epochs)
     if args.policy:
         CriticLookahead(GemJam(num_players=3), args.policy, args.at)  # a bad file fails here, clearly
         seeds = list(range(args.eval_games))
-        wins = sum(map_in_processes(args.workers, play_critic, [args.policy] * args.workers,
-                                    [args.at] * args.workers, [seeds[i::args.workers] for i in range(args.workers)]))
+        chunks = [seeds[i::args.workers] for i in range(args.workers)]
+        wins = sum(map_games(args.workers, play_critic, [args.policy] * args.workers, [args.at] * args.workers,
+                             chunks, sizes=[len(c) for c in chunks], desc="probe 2: games", progress=args.progress))
         w = wins / args.eval_games
         print(f"probe 2: the lookahead around {args.policy} scored by its critic (at {args.at}) against two rule "
               f"agents: {w:.1%} +- {1.96 * (w * (1 - w) / args.eval_games) ** 0.5:.1%} over {args.eval_games} games")

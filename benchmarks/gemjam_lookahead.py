@@ -36,6 +36,7 @@ from gemenvs.agents.gemjam import GemJamLookaheadAgent, GemJamRuleAgent, parse_n
 from gemenvs.gemjam.winmodel import VALUE_FEATURES, player_features
 from gemenvs.agents.match import TimedAgent, play_engine_game
 from gemenvs.agents.policy import PolicyAgent
+from gemenvs.training.tournament import progress_bar
 
 #: extra rows: name -> keyword arguments of GemJamLookaheadAgent
 ROWS = {
@@ -92,8 +93,10 @@ class AdviceAgreement:
         return a
 
 
-def play(env, row: str, games: int, seed: int, policy: str | None = None) -> tuple[float, float, float, float]:
-    """Win rate, its 95% half-width, mean margin and CPU seconds per game of the row's agent."""
+def play(env, row: str, games: int, seed: int, policy: str | None = None,
+         progress: bool | None = False) -> tuple[float, float, float, float]:
+    """Win rate, its 95% half-width, mean margin and CPU seconds per game of the row's agent (``progress``: a
+    bar of the games on stderr)."""
     game = env.unwrapped.game
     agent = make(env, row, policy)
     if isinstance(agent, PolicyAgent) and callable(getattr(agent.features, "advised", None)):
@@ -101,7 +104,7 @@ def play(env, row: str, games: int, seed: int, policy: str | None = None) -> tup
     focal = TimedAgent(agent)
     others = [GemJamRuleAgent.for_env(env), GemJamRuleAgent.for_env(env)]
     wins = margin = 0.0
-    for g in range(seed, seed + games):
+    for g in progress_bar(games, row, progress, leave=False, iterable=range(seed, seed + games)):
         p = g % 3
         r = game.results(play_engine_game(game, others[:p] + [focal] + others[p:], g))
         wins += (p in r.winners) / len(r.winners)
@@ -113,14 +116,15 @@ def play(env, row: str, games: int, seed: int, policy: str | None = None) -> tup
     return w, 1.96 * (w * (1 - w) / games) ** 0.5, margin / games, focal.seconds / games
 
 
-def fit(env, games: int) -> np.ndarray:
-    """Weights of the conditional-logit win model fitted on ``games`` rule-agent games (see the module docstring)."""
+def fit(env, games: int, progress: bool | None = False) -> np.ndarray:
+    """Weights of the conditional-logit win model fitted on ``games`` rule-agent games (see the module docstring;
+    ``progress``: a bar of the games on stderr)."""
     from scipy.optimize import minimize
 
     game = env.unwrapped.game
     rule = GemJamRuleAgent.for_env(env)
     X, Y = [], []
-    for g in range(200_000, 200_000 + games):
+    for g in progress_bar(games, "rule-agent games", progress, leave=False, iterable=range(200_000, 200_000 + games)):
         s = game.new_state(g)
         turn, rows = s.turn, []
         while not s.over:
@@ -160,10 +164,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--policy", metavar="PATH", help="a trained Gem Jam policy: adds the rows policy and "
                     "policy_lookahead[:SAMPLES]")
     ap.add_argument("--fit", type=int, default=0, metavar="GAMES", help="fit the win model on GAMES rule-agent games")
+    ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="progress bars on stderr (default: only when stderr is a terminal)")
     args = ap.parse_args(argv)
     env = gemjam_v0.env(num_players=3)
     if args.fit:
-        w = fit(env, args.fit)
+        w = fit(env, args.fit, args.progress)
         print("VALUE_WEIGHTS = (" + ", ".join(f"{x:.3f}" for x in w) + ")  # " + ", ".join(VALUE_FEATURES))
         return
     rows = args.rows.split(",")
@@ -178,7 +184,7 @@ def main(argv: list[str] | None = None) -> None:
           f"{args.seed}..{args.seed + args.games - 1}, its seat rotated (chance 33.3%)")
     for row in rows:
         t = time.perf_counter()
-        w, half, m, sec = play(env, row, args.games, args.seed, args.policy)
+        w, half, m, sec = play(env, row, args.games, args.seed, args.policy, args.progress)
         print(f"{row:16s} win {w:6.1%} +-{half:.1%}  mean margin {m:+.2f}  {sec:.3f} CPU s/game of its decisions  "
               f"{time.perf_counter() - t:.0f}s", flush=True)
 

@@ -28,6 +28,7 @@ import numpy as np
 from gemenvs import gemjam_v0
 from gemenvs.agents.gemjam import GemJamRuleAgent
 from gemenvs.agents.match import play_engine_game
+from gemenvs.training.tournament import progress_bar
 
 #: spells that name no target player but hit every opponent (or any of them)
 HITS_EVERYONE = ("any_gem_jam", "kings_ransom", "armageddon", "tsunami", "meteor_strike", "dragons_loot",
@@ -89,14 +90,16 @@ VARIANTS = {"rule": GemJamRuleAgent, "react_all": ReactAll, "stealth": Stealth, 
             "guard_first": GuardFirst}
 
 
-def play(variant: type, games: int, seed: int) -> tuple[float, float, float]:
-    """Win rate, its 95% half-width and mean margin of ``variant`` against two rule agents."""
+def play(variant: type, games: int, seed: int, progress: bool | None = False, label: str = "games"
+         ) -> tuple[float, float, float]:
+    """Win rate, its 95% half-width and mean margin of ``variant`` against two rule agents (``progress``: a bar
+    of the games on stderr named ``label``, see :func:`gemenvs.training.tournament.progress_bar`)."""
     env = gemjam_v0.env(num_players=3)
     game = env.unwrapped.game
     focal = variant.for_env(env, seed=0)
     others = [GemJamRuleAgent.for_env(env, seed=1), GemJamRuleAgent.for_env(env, seed=2)]
     wins = margin = 0.0
-    for g in range(seed, seed + games):
+    for g in progress_bar(games, label, progress, leave=False, iterable=range(seed, seed + games)):
         p = g % 3
         agents = others[:p] + [focal] + others[p:]
         r = game.results(play_engine_game(game, agents, g))
@@ -112,6 +115,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", type=int, default=900, help="games per variant (default 900)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the first game")
     ap.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, from " + ", ".join(VARIANTS))
+    ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="progress bars on stderr (default: only when stderr is a terminal)")
     args = ap.parse_args(argv)
     names = args.variants.split(",")
     unknown = [v for v in names if v not in VARIANTS]
@@ -121,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
           f"{args.seed}..{args.seed + args.games - 1}, its seat rotated (chance 33.3%)")
     for name in names:
         t = time.perf_counter()
-        w, half, m = play(VARIANTS[name], args.games, args.seed)
+        w, half, m = play(VARIANTS[name], args.games, args.seed, args.progress, name)
         print(f"{name:12s} win {w:6.1%} +-{half:.1%}  mean margin {m:+.2f}  {time.perf_counter() - t:.0f}s", flush=True)
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import torch
@@ -37,6 +36,8 @@ from torch import nn
 from gemenvs.agents.gemjam import DECISIONS, SEARCHED, GemJamLookaheadAgent, GemJamRuleAgent
 from gemenvs.agents.match import play_engine_game
 from gemenvs.gemjam.game import GemJam
+from gemenvs.training.benchmark import map_games
+from gemenvs.training.tournament import progress_bar
 
 #: advantages are win-chance differences (a few hundredths): scaled for the regression
 SCALE = 10.0
@@ -158,13 +159,13 @@ class ResidualAgent(GemJamRuleAgent):
         return int(residual_choice(pred, action_mask.astype(bool)[None], np.array([rule]), self.delta, self.mode)[0])
 
 
-def play(game: GemJam, agent, games: int) -> tuple[float, float]:
+def play(game: GemJam, agent, games: int, progress: bool | None = False) -> tuple[float, float]:
     """Win rate of ``agent`` against two rule agents over ``games`` games from seed 0, seat rotated, and
-    its 95% half-width."""
+    its 95% half-width (``progress``: a bar of the games on stderr)."""
     others = [GemJamRuleAgent(game.spec, game.num_actions, None, game.action_spec, manifest=game.opts.manifest)
               for _ in range(2)]
     wins = 0.0
-    for g in range(games):
+    for g in progress_bar(games, "residual agent", progress, leave=False, iterable=range(games)):
         p = g % 3
         r = game.results(play_engine_game(game, others[:p] + [agent] + others[p:], g))
         wins += (p in r.winners) / len(r.winners)
@@ -182,21 +183,23 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--mode", choices=["q", "ce"], default="q")
     ap.add_argument("--deltas", default="0,0.3", help="comma-separated thresholds of mode q (default 0,0.3)")
     ap.add_argument("--eval-games", type=int, default=300)
+    ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="progress bars on stderr (default: only when stderr is a terminal)")
     args = ap.parse_args(argv)
     deltas = [float(d) for d in args.deltas.split(",")]
     torch.set_num_threads(max(1, args.workers))
     start = time.time()
     seeds = list(range(args.seed, args.seed + args.games))
     chunks = [seeds[i:i + 25] for i in range(0, len(seeds), 25)]
-    with ProcessPoolExecutor(args.workers) as pool:
-        parts = list(pool.map(collect, chunks))
+    parts = map_games(args.workers, collect, chunks, sizes=[len(c) for c in chunks],
+                      desc="lookahead games", progress=args.progress)
     data = {k: np.concatenate([p[k] for p in parts if len(p["rule"])]) for k in parts[0]}
     print(f"{args.games} games, {len(data['rule'])} searched decisions labelled, {time.time() - start:.0f} s",
           flush=True)
     net = fit(data, args.epochs, args.mode, deltas)
     game = GemJam(num_players=3)
     for delta in deltas if args.mode == "q" else [0.0]:
-        w, half = play(game, ResidualAgent(game, net, delta, args.mode), args.eval_games)
+        w, half = play(game, ResidualAgent(game, net, delta, args.mode), args.eval_games, args.progress)
         print(f"residual agent ({args.mode}, delta {delta:g}) against two rule agents: {w:.1%} +- {half:.1%} "
               f"over {args.eval_games} games", flush=True)
 

@@ -24,13 +24,15 @@ from gemenvs.agents.megagem_tuned import TunedBidder
 from gemenvs.agents.search import ISMCTSAgent
 from gemenvs.megagem import MegaGem
 from gemenvs.megagem.data import CHART_NAMES
+from gemenvs.training.tournament import progress_bar
 
 BASELINES = {"heuristic": HeuristicBidder, "tuned": TunedBidder}
 
 
-def play_row(focal_fn, opponent: str, games: int, players: int, charts, seed: int) -> tuple[MatchResult, int, float, float]:
+def play_row(focal_fn, opponent: str, games: int, players: int, charts, seed: int, bar=None
+             ) -> tuple[MatchResult, int, float, float]:
     """``games`` games of ``focal_fn(game)`` against ``players - 1`` ``opponent`` baselines: the result,
-    the focal agent's decisions and CPU seconds, and the wall seconds."""
+    the focal agent's decisions and CPU seconds, and the wall seconds (``bar``: moved on once a game)."""
     result, start = MatchResult(), time.perf_counter()
     engines = {c: MegaGem(num_players=players, value_chart=c) for c in charts}
     focal = {c: TimedAgent(focal_fn(engines[c])) for c in charts}
@@ -45,6 +47,8 @@ def play_row(focal_fn, opponent: str, games: int, players: int, charts, seed: in
         result.wins += 1.0 / len(res.winners) if seat in res.winners else 0.0
         result.scores.append(res.scores[seat])
         result.margins.append(res.scores[seat] - max(s for k, s in enumerate(res.scores) if k != seat))
+        if bar is not None:
+            bar.update(1)
     decisions = sum(t.decisions for t in focal.values())
     return result, decisions, sum(t.seconds for t in focal.values()), time.perf_counter() - start
 
@@ -64,6 +68,8 @@ def main(argv=None) -> list[dict]:
     ap.add_argument("--no-reference", action="store_true", help="skip the baseline rows on the same deals")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", help="write the rows as JSON here")
+    ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="a progress bar of each row's games on stderr (default: only when stderr is a terminal)")
     args = ap.parse_args(argv)
     extra = {} if args.exploration is None else {"exploration": args.exploration}
     rows = []
@@ -79,7 +85,9 @@ def main(argv=None) -> list[dict]:
                 game, simulations=sims, determinizations=args.determinizations, rollout=args.rollout, seed=args.seed,
                 **extra)))
         for name, fn in focals:
-            res, decisions, seconds, wall = play_row(fn, opponent, args.games, args.players, args.charts, args.seed)
+            with progress_bar(args.games, f"{name} vs {opponent}", args.progress, leave=False) as bar:
+                res, decisions, seconds, wall = play_row(fn, opponent, args.games, args.players, args.charts,
+                                                         args.seed, bar)
             lo, hi = res.win_ci
             mlo, mhi = res.margin_ci
             rate = decisions / seconds if seconds else float("inf")

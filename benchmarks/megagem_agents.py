@@ -20,6 +20,8 @@ from gemenvs import megagem_v0
 from gemenvs.agents import RandomAgent, run_match
 from gemenvs.agents.match import TimedAgent
 from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent
+from gemenvs.training.benchmark import CountGames
+from gemenvs.training.tournament import progress_bar
 
 TARGETS = {"random": 0.80, "truthful": 0.60}
 OPPONENTS = {"random": RandomAgent, "truthful": TruthfulAgent}
@@ -33,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed of the first game (game g uses seed + g)")
     ap.add_argument("--opponents", default="random,truthful", help="comma-separated: random, truthful")
     ap.add_argument("--check", action="store_true", help="exit 1 if a lower 95%% bound misses its target")
+    ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="progress bars on stderr (default: only when stderr is a terminal)")
     args = ap.parse_args(argv)
 
     def env_fn():
@@ -46,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         opponents = [OPPONENTS[name].for_env(env, seed=100 + i) for i in range(args.players - 1)]
         focal = TimedAgent(HeuristicBidder.for_env(env, seed=1))
         t0 = time.perf_counter()
-        res = run_match(env_fn, focal, opponents, args.games, seed=args.seed)
+        with progress_bar(args.games, f"heuristic vs {name}", args.progress, leave=False) as bar:
+            res = run_match(lambda: CountGames(env_fn(), bar), focal, opponents, args.games, seed=args.seed)
         wall = time.perf_counter() - t0
         lo, hi = res.win_ci
         mlo, mhi = res.margin_ci

@@ -60,6 +60,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gemenvs.megagem.batched import BatchedMegaGem
+from gemenvs.training.tournament import progress_bar
 
 TARGET_OBS, TARGET_MASKS, TARGET_OPENSPIEL_RATIO, TARGET_B = 2_500_000, 7_000_000, 9.0, 1024
 WITHOUT_DEALING = ", dealing left out (timing only: openings reused)"
@@ -245,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
                              "the games repeat), to show what the loop costs beside dealing")
     parser.add_argument("--selfplay", default="", metavar="B,...",
                         help="also the training path's BatchedSelfPlay at these batch sizes (learner steps/s)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress bars on stderr, between timed slices (default: only when stderr is a terminal)")
     args = parser.parse_args(argv)
     batches = [int(x) for x in args.batches.split(",") if x]
 
@@ -266,9 +269,17 @@ def main(argv: list[str] | None = None) -> int:
     selfplay = [selfplay_runner(int(b), args.players, way, args.seed)
                 for b in args.selfplay.split(",") if b for way in (True, False)]
     runners += selfplay
-    for _ in range(args.rounds):
-        for runner in runners:
-            runner.run(args.seconds / args.rounds)
+    # (the bar moves between slices only: nothing of it runs inside a timed slice)
+    with progress_bar(args.rounds * len(runners), "configurations", args.progress, unit="slice", leave=False) as bar:
+        for _ in range(args.rounds):
+            for runner in runners:
+                bar.set_postfix_str(runner.label, refresh=False)
+                runner.run(args.seconds / args.rounds)
+                bar.update(1)
+    times = {}
+    if args.breakdown:
+        for batch in progress_bar(len(batches), "breakdown", args.progress, unit="B", leave=False, iterable=batches):
+            times[batch] = breakdown(batch, args.players, args.breakdown, args.seed)
 
     print(f"# MegaGem batched engine, {args.players} players: random masked play, decisions per second")
     print(f"# {datetime.datetime.now():%Y-%m-%d %H:%M}, {platform.processor() or platform.machine()}, "
@@ -300,8 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         print("| B | observations (us/step) | step (us/step) | masks + random actions (us/step) | "
               "whole loop (us/step) | whole loop per game step (us) |")
         print("|---:|---:|---:|---:|---:|---:|")
-        for batch in batches:
-            t = breakdown(batch, args.players, args.breakdown, args.seed)
+        for batch, t in times.items():
             print(f"| {batch} | {t['observations']:,.0f} | {t['step']:,.0f} | {t['masks + random actions']:,.0f} | "
                   f"{t['whole loop']:,.0f} | {t['whole loop'] / batch:.2f} |")
     if selfplay:

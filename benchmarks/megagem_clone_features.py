@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from gemenvs.agents.match import map_in_processes
+from gemenvs.training.benchmark import map_games
 
 PLAYERS = 4
 
@@ -163,6 +163,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--features-from", choices=["tuned", "neutral"], default="tuned",
                     help="the bidder computing the features: the tuned bidder itself (default), or a ParametricBidder "
                     "with neutral weights seeing the same observations")
+    ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="progress bars on stderr (default: only when stderr is a terminal)")
     args = ap.parse_args(argv)
     if args.games < 12 or args.epochs < 1 or args.eval_games < 0 or args.workers < 1:
         ap.error("--games must be at least 12, --epochs and --workers at least 1, --eval-games at least 0")
@@ -170,7 +172,9 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(args.workers)
     start = time.time()
     seeds = list(range(500_000, 500_000 + args.games))
-    parts = map_in_processes(args.workers, collect, [seeds[i::8] for i in range(8)], [args.features_from] * 8)
+    chunks = [seeds[i::8] for i in range(8)]
+    parts = map_games(args.workers, collect, chunks, [args.features_from] * 8, sizes=[len(c) for c in chunks],
+                      desc="tuned-bidder games", progress=args.progress)
     obs, masks, actions, feats, games = (np.concatenate([p[i] for p in parts]) for i in range(5))
     obs = obs.astype(np.float32)
     feats = feats.astype(np.float32)
@@ -190,9 +194,10 @@ def main(argv: list[str] | None = None) -> None:
               "both": fit(inputs["+ both"], masks, actions, args.epochs)[0]}
     seeds = list(range(700_000, 700_000 + args.eval_games))
     for row, layers in clones.items():
-        wins = sum(map_in_processes(args.workers, play, [row] * args.workers, [layers] * args.workers,
-                                    [seeds[i::args.workers] for i in range(args.workers)],
-                                    [args.features_from] * args.workers))
+        chunks = [seeds[i::args.workers] for i in range(args.workers)]
+        wins = sum(map_games(args.workers, play, [row] * args.workers, [layers] * args.workers, chunks,
+                             [args.features_from] * args.workers, sizes=[len(c) for c in chunks],
+                             desc=f"{row} vs heuristic", progress=args.progress))
         w = wins / args.eval_games
         label = {"tuned": "the tuned bidder", "observation": "clone, observation", "both": "clone, + both"}[row]
         half = 1.96 * (w * (1 - w) / args.eval_games) ** 0.5

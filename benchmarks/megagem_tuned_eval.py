@@ -27,6 +27,7 @@ from gemenvs.agents.megagem import HeuristicBidder
 from gemenvs.agents.megagem_tuned import TUNED_WEIGHTS_FILE, TunedBidder, WeightsError
 from gemenvs.megagem import MegaGem
 from gemenvs.megagem.data import CHART_NAMES
+from gemenvs.training.tournament import progress_bar
 
 MATCHUPS = (("tuned", "heuristic"), ("heuristic", "tuned"))  # (focal, the three others)
 TARGETS = {("tuned", "heuristic"): (">=", 0.40), ("heuristic", "tuned"): ("<=", 0.20)}
@@ -58,8 +59,8 @@ def play_cell(task: tuple) -> list[dict]:
 
 
 def evaluate(charts, players: int, games: int, seed: int, workers: int, weights_file: str | None,
-             chunk: int = 100) -> dict:
-    """(focal, other) -> chart -> list of per-game metric dicts."""
+             chunk: int = 100, progress: bool | None = False) -> dict:
+    """(focal, other) -> chart -> list of per-game metric dicts (``progress``: a bar of the games on stderr)."""
     tasks, keys = [], []
     for ci, chart in enumerate(charts):
         seeds = [seed + 100_000 * CHART_NAMES.index(chart) + g for g in range(games)]
@@ -67,11 +68,17 @@ def evaluate(charts, players: int, games: int, seed: int, workers: int, weights_
             for first in range(0, games, chunk):
                 tasks.append((players, chart, focal, other, seeds[first:first + chunk], first, weights_file))
                 keys.append(((focal, other), chart))
-    if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            results = list(pool.map(play_cell, tasks))
-    else:
-        results = [play_cell(t) for t in tasks]
+    results = []
+    with progress_bar(len(charts) * len(MATCHUPS) * games, "games", progress, leave=False) as bar:
+        if workers > 1:
+            with ProcessPoolExecutor(workers) as pool:
+                for res in pool.map(play_cell, tasks):  # (in order, each as soon as it and those before are done)
+                    results.append(res)
+                    bar.update(len(res))
+        else:
+            for t in tasks:
+                results.append(play_cell(t))
+                bar.update(len(results[-1]))
     out: dict = {m: {c: [] for c in charts} for m in MATCHUPS}
     for (m, chart), res in zip(keys, results):
         out[m][chart].extend(res)
@@ -98,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--weights", default=None, help=f"weights file of the tuned bidder (default {TUNED_WEIGHTS_FILE})")
     ap.add_argument("--check", action="store_true", help="exit 1 if an overall 95%% interval misses its target")
+    ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="a progress bar of the games on stderr (default: only when stderr is a terminal)")
     args = ap.parse_args(argv)
     charts = list(args.charts.upper())
     if not charts or any(c not in CHART_NAMES for c in charts) or args.games < 1:
@@ -110,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"megagem_tuned_eval: {e}", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    res = evaluate(charts, args.players, args.games, args.seed, args.workers, args.weights)
+    res = evaluate(charts, args.players, args.games, args.seed, args.workers, args.weights, progress=args.progress)
     print(f"MegaGem, {args.players} players, {args.games} games per chart and matchup, focal seat rotated, "
           f"seeds from {args.seed}; tuned weights: {source}; {time.perf_counter() - t0:.0f}s\n")
     ok = True

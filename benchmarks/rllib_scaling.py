@@ -44,7 +44,8 @@ def run_point(config: str, label: str, overrides: list[str], seconds: float, roo
     proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode:
         raise SystemExit(f"{label} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    rows = list(csv.DictReader(open(root / name / "progress.csv")))
+    with open(root / name / "progress.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
     if overrides and overrides[0] == "backend=rllib":
         steps = [float(r["main_steps"]) for r in rows]
         times = [float(r["seconds"]) for r in rows]
@@ -91,13 +92,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runners", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--out", default=str(ROOT / "docs" / "img" / "rllib_scaling.png"))
     parser.add_argument("--note", default="", help="added to the figure's title (e.g. 'loaded machine')")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="a line on stderr as each point starts (default: only when stderr is a terminal)")
     args = parser.parse_args(argv)
+    show = sys.stderr.isatty() if args.progress is None else args.progress
     points = []
     with tempfile.TemporaryDirectory(prefix="rllib_scaling_") as tmp:
         root = Path(tmp)
         specs = [("sb3", [])] + [(f"rllib {n} runner{'s' * (n > 1)}", ["backend=rllib", f"rllib.num_env_runners={n}"])
                                  for n in args.runners]
-        for label, overrides in specs:
+        for k, (label, overrides) in enumerate(specs, 1):
+            if show:
+                print(f"point {k}/{len(specs)}: {label}, {args.seconds:g} s of training (plus start and final "
+                      f"evaluation)", file=sys.stderr, flush=True)
             point = run_point(args.config, label, overrides, args.seconds, root)
             print(f"{label}: {point['steps_per_s']:.0f} learner steps/s ({point['updates']} updates, "
                   f"{point['wall_s']:.0f} s wall)", flush=True)

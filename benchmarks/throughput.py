@@ -3,9 +3,9 @@
 Every environment is played by the same loop with the same seeds: at each decision the loop
 builds the acting agent's observation and mask (``env.last()`` for AEC environments, the dict
 returned by ``step`` for Parallel ones) and samples an action uniformly among the legal ones.
-PettingZoo's own ``texas_holdem_v4`` and ``connect_four_v3`` run in the same process as
-references; every rate is also shown as a ratio to ``texas_holdem_v4`` (Gem Jam's target: at least
-1x, issue 8).
+PettingZoo's own ``texas_holdem_v4`` and ``connect_four_v3`` (made through PettingZoo's registry,
+``pettingzoo.make("aec", "classic/texas_holdem-v4")``) run in the same process as references; every
+rate is also shown as a ratio to ``texas_holdem_v4`` (Gem Jam's target: at least 1x, issue 8).
 
     python benchmarks/throughput.py                    # ~5 s per environment, 4 MegaGem players
     python benchmarks/throughput.py --seconds 2 --players 5
@@ -51,6 +51,8 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # the peers import pyg
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 
+from gemenvs.training.tournament import progress_bar
+
 
 def _megagem_env(players: int) -> AECEnv:
     from gemenvs import megagem_v0
@@ -73,13 +75,13 @@ def _gemjam_env(players: int) -> AECEnv:
 
 
 def _texas_holdem_env(players: int) -> AECEnv:
-    from pettingzoo.classic import texas_holdem_v4
-    return texas_holdem_v4.env()
+    import pettingzoo
+    return pettingzoo.make("aec", "classic/texas_holdem-v4")  # texas_holdem_v4.env(), from the registry
 
 
 def _connect_four_env(players: int) -> AECEnv:
-    from pettingzoo.classic import connect_four_v3
-    return connect_four_v3.env()
+    import pettingzoo
+    return pettingzoo.make("aec", "classic/connect_four-v3")  # connect_four_v3.env(), from the registry
 
 
 #: label of the reference entry every rate is divided by
@@ -223,19 +225,27 @@ def run(args: argparse.Namespace) -> list[dict]:
             warm.play_game()
         warm.env.close()
         players.append(Player(make(), args.seed))
-    for _ in range(args.rounds):
-        for player in players:
-            player.play_for(args.seconds / args.rounds)
+    # (the bar moves between slices only: nothing of it runs inside a timed slice)
+    progress = getattr(args, "progress", None)
+    with progress_bar(args.rounds * len(players), "random play", progress, unit="slice", leave=False) as bar:
+        for _ in range(args.rounds):
+            for (label, _make), player in zip(makers, players):
+                bar.set_postfix_str(label, refresh=False)
+                player.play_for(args.seconds / args.rounds)
+                bar.update(1)
     rows = []
+    bar = progress_bar(len(makers), "memory per instance", progress, unit="env", leave=False)
     for (label, make), player in zip(makers, players):
         player.env.close()
         memory = measure_memory(label, args)
+        bar.update(1)
         rows.append({
             "label": label, "api": "parallel" if player.parallel else "aec",
             "agents": len(player.env.possible_agents), "decisions": player.decisions, "games": player.games,
             "seconds": player.elapsed, "rate": player.decisions / player.elapsed,
             "per_game": player.decisions / player.games, **memory,
         })
+    bar.close()
     return rows
 
 
@@ -351,6 +361,7 @@ def gemjam_lengths(args: argparse.Namespace) -> list[dict]:
     from gemenvs.gemjam import GemJam
 
     rows = []
+    progress = getattr(args, "progress", None)
     for policy, games in (("random", args.length_games), ("rule", args.rule_games)):
         for players in (2, 3, 4):
             if games <= 0:
@@ -360,6 +371,8 @@ def gemjam_lengths(args: argparse.Namespace) -> list[dict]:
                 states = (gemjam_random_game(game, args.seed + g) for g in range(games))
             else:
                 states = gemjam_rule_games(players, games, args.seed)
+            states = progress_bar(games, f"Gem Jam {policy}, {players} players", progress, leave=False,
+                                  iterable=states)
             rows.append({"policy": policy, "players": players, **length_stats(states)})
     return rows
 
@@ -463,6 +476,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only-lengths", action="store_true", help="only the Gem Jam length table, no throughput")
     parser.add_argument("--write-docs", action="store_true",
                         help="write the Gem Jam length table into docs/gemjam.md (between its MEASURED markers)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress bars on stderr, between timed slices (default: only when stderr is a terminal)")
     parser.add_argument("--memory-of", metavar="LABEL", help=argparse.SUPPRESS)  # the memory subprocess
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)

@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import sys
 import time
 from dataclasses import dataclass
 
@@ -124,9 +125,9 @@ def measure(model: MaskablePPO, steps: int, warmup: int) -> Measure:
 
 def connect_four_tutorial(steps: int, warmup: int) -> Measure:
     """MaskablePPO defaults on connect_four_v3 self-play, one env (the tutorial setup)."""
-    from pettingzoo.classic import connect_four_v3
+    import pettingzoo
 
-    env = ActionMasker(AECSelfPlayEnv(connect_four_v3.env()), lambda e: e.action_mask())
+    env = ActionMasker(AECSelfPlayEnv(pettingzoo.make("aec", "classic/connect_four-v3")), lambda e: e.action_mask())
     model = MaskablePPO(MaskableActorCriticPolicy, env, seed=0, device="cpu", verbose=0)
     return measure(model, steps, warmup)
 
@@ -209,14 +210,26 @@ def main() -> None:
                              "config's batched row and the lean rows, with the lean config's ratios to both)")
     parser.add_argument("--lean-config", default="configs/megagem/selfplay_lean.yaml")
     parser.add_argument("--lean-steps", type=int, default=60_000, help="measured learner steps per lean row")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="a line on stderr as each row starts (default: only when stderr is a terminal)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     os.environ["OMP_NUM_THREADS"] = "1"
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    started = time.perf_counter()
+
+    def stage(what: str, steps: int) -> None:
+        """Say on stderr which row is measured now (nothing is printed while one is timed)."""
+        if show:
+            print(f"[{time.perf_counter() - started:5.0f} s] row {len(rows) + 1}: {what}, {steps:,} learner steps "
+                  f"measured after {args.warmup:,} unmeasured", file=sys.stderr, flush=True)
 
     rows = []
     if args.only in (None, "tutorials"):
+        stage("connect_four_v3, tutorial setup", args.steps)
         rows.append(("connect_four_v3, PettingZoo SB3 tutorial setup (1 env, MaskablePPO defaults)",
                      connect_four_tutorial(args.steps, args.warmup)))
+        stage("MegaGem, tutorial setup", args.steps)
         rows.append(("MegaGem 4p vs 3 RandomAgents, tutorial setup (1 env, MaskablePPO defaults)",
                      megagem_tutorial(args.steps, args.warmup)))
     if args.only in (None, "config"):
@@ -228,29 +241,36 @@ def main() -> None:
             # (the per-process path with at most 8 worker processes, the rollout kept: one process per game
             # of a 64-game config would only queue on 2 cores)
             workers = ["n_envs=8", f"ppo.n_steps={rollout // 8}"] if path == "subproc" and base.n_envs > 8 else []
+            stage(f"{args.config}, vec_env={path}", args.steps)
             m, cfg = megagem_config(args.config, args.steps, args.warmup, [f"vec_env={path}", *workers])
             what = "SubprocVecEnv workers" if path == "subproc" else "batched games in one process"
             rows.append((f"MegaGem 4p, {args.config}, vec_env={path} ({cfg.n_envs} {what}, baseline pool)", m))
         if args.wide:
             if rollout % args.wide:
                 parser.error(f"--wide must divide the config's rollout, {rollout}")
+            stage(f"{args.config}, vec_env=batched, n_envs={args.wide}", args.steps)
             m, cfg = megagem_config(args.config, args.steps, args.warmup,
                                     ["vec_env=batched", f"n_envs={args.wide}", f"ppo.n_steps={rollout // args.wide}"])
             rows.append((f"MegaGem 4p, {args.config}, vec_env=batched, n_envs={cfg.n_envs} ppo.n_steps="
                          f"{cfg.ppo.n_steps} (same rollout; not the shipped config)", m))
     if args.only == "lean":
+        stage("connect_four_v3, tutorial setup", args.steps)
         rows.append(("connect_four_v3, PettingZoo SB3 tutorial setup (1 env, MaskablePPO defaults)",
                      connect_four_tutorial(args.steps, args.warmup)))
+        stage(f"{args.config}, vec_env=batched", args.steps)
         m, cfg = megagem_config(args.config, args.steps, args.warmup, ["vec_env=batched"])
         rows.append((f"MegaGem 4p, {args.config}, vec_env=batched ({cfg.n_envs} batched games in one process, "
                      f"baseline pool)", m))
     if args.only in (None, "lean"):
+        stage(f"{args.config} with backend=lean, lockstep", args.lean_steps)
         m, cfg = lean_config(args.config, args.lean_steps, ["lean.rollout=lockstep"])
         rows.append((f"MegaGem 4p, {args.config} with backend=lean (lockstep, {cfg.n_envs} games x "
                      f"{cfg.ppo.n_steps} steps: the same rollout and minibatches)", m))
+        stage(f"{args.lean_config}, lean.overlap=false", args.lean_steps)
         m, cfg = lean_config(args.lean_config, args.lean_steps, ["lean.overlap=false"])
         rows.append((f"MegaGem 4p, {args.lean_config} (backend lean, {cfg.lean.rollout}, {cfg.n_envs} games x "
                      f"{cfg.ppo.n_steps}, minibatch {cfg.ppo.batch_size})", m))
+        stage(f"{args.lean_config}, lean.overlap=true", args.lean_steps)
         m, cfg = lean_config(args.lean_config, args.lean_steps, ["lean.overlap=true"])
         rows.append((f"MegaGem 4p, {args.lean_config} with lean.overlap=true (the update in a background thread "
                      f"beside the next rollout; time shares overlap)", m))

@@ -81,6 +81,7 @@ from gemenvs.agents.megagem_tuned import (
 )
 from gemenvs.megagem import MegaGem
 from gemenvs.megagem.data import CHART_NAMES
+from gemenvs.training.tournament import progress_bar
 
 STATE_FORMAT = "gemenvs-megagem-tune-state/1"
 FIELD_KINDS = ("heuristic", "truthful", "hall")
@@ -243,8 +244,10 @@ def fitness_difference(plan: list[tuple], a: list[tuple], b: list[tuple], exploi
     return (float(sum(w * m for w, m, _ in parts)), float(math.sqrt(sum((w * h) ** 2 for w, _, h in parts))))
 
 
-def evaluate(candidates: list[dict], hall: list[dict], plan: list[tuple], pool) -> list[list[tuple[float, float]]]:
-    """Every candidate on every game of ``plan``: per candidate, the (win share, margin) of each game."""
+def evaluate(candidates: list[dict], hall: list[dict], plan: list[tuple], pool, bar=None
+             ) -> list[list[tuple[float, float]]]:
+    """Every candidate on every game of ``plan``: per candidate, the (win share, margin) of each game
+    (``bar``: moved on by the games of each chunk played)."""
     tasks, owners = [], []
     for c, weights in enumerate(candidates):
         for i in range(0, len(plan), CHUNK):
@@ -254,6 +257,8 @@ def evaluate(candidates: list[dict], hall: list[dict], plan: list[tuple], pool) 
     out: list[list] = [[] for _ in candidates]
     for c, chunk in zip(owners, results):
         out[c].extend(chunk)
+        if bar is not None:
+            bar.update(len(chunk))
     return out
 
 
@@ -407,7 +412,9 @@ def run(ns: argparse.Namespace, log=print) -> dict:
             candidates = [to_weights(x, names, start) for x in X] + [mean_before, dict(DEFAULT_WEIGHTS)]
             hall = hall_of_fame(state, config["hall"])
             plan = game_plan(config, gen, len(hall))
-            results = evaluate(candidates, hall, plan, pool)
+            with progress_bar(len(candidates) * len(plan), f"generation {gen}", getattr(ns, "progress", None),
+                              leave=False) as bar:
+                results = evaluate(candidates, hall, plan, pool, bar)
             W = config["exploit_weight"]
             terms = [fitness_terms(plan, res, W) for res in results]
             scores = [t["fitness"] for t in terms]
@@ -527,6 +534,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--workers", type=int, default=2, help="worker processes (default 2; 1 plays in-process)")
     ap.add_argument("--provisional", action="store_true", help="mark the written weights as a provisional run")
     ap.add_argument("--note", default=None, help="free text stored in the weights' tuning metadata")
+    ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="a progress bar of each generation's games on stderr (default: only when stderr is a "
+                         "terminal)")
     return ap.parse_args(argv)
 
 

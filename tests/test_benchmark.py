@@ -99,7 +99,7 @@ def test_bad_input_is_one_line_and_exit_2(argv, words, capsys, tmp_path):
     assert err.count("\n") == 1 and err.startswith("gemenvs-benchmark: error: ") and words in err, err
 
 
-def test_exploitability_config_is_checked_and_a_tiny_run_reports_the_figure(tmp_path):
+def test_exploitability_config_is_checked_and_a_tiny_run_reports_the_figure(tmp_path, capsys):
     import yaml
 
     cfg = B.load_exploit_config()
@@ -113,7 +113,48 @@ def test_exploitability_config_is_checked_and_a_tiny_run_reports_the_figure(tmp_
         B.load_exploit_config(bad)
     tiny = {**cfg, "options": {"num_players": 3, "value_chart": "A"}, "total_timesteps": 64, "n_envs": 1,
             "eval_games": 3, "ppo": {**cfg["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}}
-    row = B.exploitability("random", tiny)
+    capsys.readouterr()
+    row = B.exploitability("random", tiny, progress=True)
+    err = capsys.readouterr().err
+    assert "best response to random" in err and f"{row['timesteps']}/64" in err and "decision" in err, err
+    assert "best response vs random" in err and "3/3" in err
     assert row["games"] == 3 and row["chance"] == pytest.approx(1 / 3) and row["timesteps"] >= 64
     assert row["exploitability"] == pytest.approx(row["win_rate"] - 1 / 3)
     assert "| random |" in B.exploit_markdown([row])
+
+
+def test_progress_counts_games_and_workers_give_the_same_games(capsys):
+    bench = B.BENCHMARKS["gem-bidding-v1"]
+    one = B.run_benchmark(bench, ["random"], deals=2, cells=[0, 1], progress=True)
+    err = capsys.readouterr().err
+    # 2 deals from every seat: 2 x 2 games at 2 players, 2 x 3 at 3 players
+    assert "gem-bidding-v1" in err and "10/10" in err and "game" in err, err
+    assert B.run_benchmark(bench, ["random"], deals=2, cells=[0, 1], workers=2, progress=False) == one
+    B.run_benchmark(bench, ["random"], deals=1, cells=[0])  # None: no terminal here, no bar
+    assert capsys.readouterr().err == ""
+
+
+def test_count_games_moves_a_bar_once_a_game_and_changes_nothing_else():
+    from gemenvs.agents.match import run_match
+    from gemenvs.training.tournament import progress_bar
+
+    def env_fn():
+        return megagem_env(num_players=3)
+
+    env = env_fn()
+    focal = make_agent("megagem", "heuristic", env, seed=1)
+    others = [make_agent("megagem", "random", env, seed=2 + i) for i in range(2)]
+    plain = run_match(env_fn, focal, others, 4, seed=9)
+    bar = progress_bar(4, "games", progress=False)
+    counted = run_match(lambda: B.CountGames(env_fn(), bar), focal, others, 4, seed=9)
+    assert (counted.wins, counted.scores, counted.margins) == (plain.wins, plain.scores, plain.margins)
+
+    class Counter:
+        n = 0
+
+        def update(self, k):
+            self.n += k
+
+    seen = Counter()
+    run_match(lambda: B.CountGames(env_fn(), seen), focal, others, 3, seed=9)
+    assert seen.n == 3

@@ -527,7 +527,7 @@ def test_overlap_runs_are_deterministic_and_resume(tmp_path, monkeypatch):
             assert torch.equal(sa["model"][k], sb["model"][k]), (step, k)
     same = ["update", "step", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "anchor_kl",
             "epochs", "win_rate_all"]
-    rows = [list(csv.DictReader((run / "progress.csv").open())) for run in (a, b)]
+    rows = [list(csv.DictReader((run / "progress.csv").read_text().splitlines())) for run in (a, b)]
     assert [[r[k] for k in same] for r in rows[0]] == [[r[k] for k in same] for r in rows[1]]
     assert [r["step"] for r in rows[0]] == ["1024", "2048", "3072"] and all(r["wait_share"] for r in rows[0])
     assert (a / "eval.csv").read_text() == (b / "eval.csv").read_text()
@@ -539,7 +539,8 @@ def test_overlap_runs_are_deterministic_and_resume(tmp_path, monkeypatch):
     last = find_checkpoint(a)
     assert last.name == "step_000004096"
     assert json.loads((last / "trainer.json").read_text())["n_updates"] == 4
-    assert [r["step"] for r in csv.DictReader((a / "progress.csv").open())] == ["1024", "2048", "3072", "4096"]
+    assert [r["step"] for r in csv.DictReader((a / "progress.csv").read_text().splitlines())] == \
+        ["1024", "2048", "3072", "4096"]
 
 
 # ----------------------------------------------------------------------------- learning, beside SB3

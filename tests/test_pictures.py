@@ -1,7 +1,8 @@
 """Pictures of the games (gemenvs.pictures, render_mode="rgb_array"): the documented fixed size,
 deterministic pixels, pictures that follow the state, nothing hidden shown (the picture of a
 seat's view is unchanged when everything that seat cannot see is redrawn), the environments'
-rgb_array render, and replays written as GIFs."""
+rgb_array render, replays written as GIFs ending on the final scores, the writer's account of
+its frames, and progress bars on stderr only when asked or on a terminal."""
 from __future__ import annotations
 
 import re
@@ -173,7 +174,10 @@ def test_replay_frames_and_gif_round_trip(tmp_path):
     frames = pictures.replay_frames(game, 4, log, viewer=0)
     assert len(frames) == 1 + sum(1 for e in log if not e[2])
     assert np.array_equal(frames[-1], pictures.draw(game, final, 0))
+    assert not frames.score_frame, "an unfinished game has no final-score frame"
     path = pictures.write_animation(frames, tmp_path / "game.gif", fps=4)
+    assert path.path == tmp_path / "game.gif" and str(path) == str(tmp_path / "game.gif")
+    assert "no final-score frame: the game is unfinished" in path.summary()
     with Image.open(path) as gif:
         assert gif.format == "GIF" and gif.size == (SIZES[Gem, 2][1], SIZES[Gem, 2][0])
         assert gif.n_frames >= 2
@@ -223,3 +227,116 @@ def test_engines_and_text_envs_never_import_pillow():
             "    e = m.env(render_mode='ansi'); e.reset(seed=0); e.render()\n"
             "assert not any(k == 'PIL' or k.startswith('PIL.') for k in sys.modules), 'PIL imported'\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _finished(cls, n: int, seed: int):
+    """A seeded random game played to its end: (game, final state, its log)."""
+    game = cls(num_players=n)
+    rng = np.random.default_rng(seed)
+    s = game.new_state(seed)
+    while not game.is_over(s):
+        p = game.to_act(s)[0]
+        game.apply_legal(s, p, int(rng.choice(game.legal_actions(s, p))))
+    return game, s, [list(e) for e in s.log]
+
+
+@pytest.mark.parametrize("cls, n", [(MegaGem, 3), (Gem, 2), (GemJam, 2)], ids=["megagem", "gem", "gemjam"])
+def test_a_finished_replay_ends_on_the_final_score_breakdown(cls, n):
+    """The last frame of a finished game is its final scores over the last table: one row per player
+    whose parts are game.results' breakdown and add up to the score, the winners lit."""
+    game, final, log = _finished(cls, n, 11)
+    frames = pictures.replay_frames(game, final.seed, log, viewer=0, progress=False)
+    choices = sum(1 for e in log if not e[2])
+    assert len(frames) == 1 + choices + 1 and frames.score_frame
+    assert (frames.choices, frames.forced, frames.decisions) == (choices, len(log) - choices, len(log))
+    assert np.array_equal(frames[-2], pictures.draw(game, final, 0)), "the frame before: the last table"
+    assert np.array_equal(frames[-1], pictures.score_frame(game, final, 0))
+    assert not np.array_equal(frames[-1], frames[-2]) and frames[-1].shape == frames[-2].shape
+    without = pictures.replay_frames(game, final.seed, log, viewer=0, final_scores=False, progress=False)
+    assert len(without) == len(frames) - 1 and not without.score_frame
+    module = pictures._module(game)
+    table = module.scores(game, final)
+    res = game.results(final)
+    assert table.winners == res.winners and len(table.rows) == n
+    for p, row in enumerate(table.rows):
+        assert row[0] == f"player_{p}" and float(row[-1]) == res.scores[p]
+        b = res.breakdown[p]
+        if cls is MegaGem:  # coins, gems, missions, investments, loans: the row adds up to the score
+            assert [int(x) for x in row[1:-1]] == [b[k] for k in ("coins", "gems", "missions", "investments",
+                                                                    "loans")]
+            assert sum(int(x) for x in row[1:-1]) == b["total"]
+        elif cls is Gem:  # gems, a majority per type, majorities, points
+            types = game.cfg.manifest.gem_types
+            assert int(row[1]) == b["gems"] and int(row[-2]) == b["majorities"]
+            assert [0 if x == "-" else int(x) for x in row[2:2 + len(types)]] == [b[f"majority_{t}"] for t in types]
+            assert b["gems"] + b["majorities"] == b["total"]
+        else:  # sets in the Shrine, incomplete, completed = score
+            assert int(row[-1]) == b["completed_sets"] and int(row[1]) - int(row[2]) == int(row[-1])
+    with pytest.raises(ValueError, match="finished game"):
+        pictures.score_frame(game, game.new_state(1))
+
+
+@pytest.mark.parametrize("cls, n", [(MegaGem, 4), (GemJam, 3)], ids=["megagem", "gemjam"])
+def test_the_final_score_frame_shows_nothing_hidden(cls, n):
+    game, final, _ = _finished(cls, n, 5)
+    rng = np.random.default_rng(0)
+    for p in range(n):
+        other = game.resample_hidden(final, p, rng)
+        assert np.array_equal(pictures.score_frame(game, final, p), pictures.score_frame(game, other, p))
+
+
+def test_the_writer_says_how_many_frames_it_wrote_and_why(tmp_path):
+    game, final, log = _finished(Gem, 2, 3)
+    frames = pictures.replay_frames(game, final.seed, log, progress=False)
+    choices, forced = frames.choices, frames.forced
+    assert forced > 0, "GEM plays forced decisions (a pass with no coin to bid, ...)"
+    out = pictures.write_animation(frames, tmp_path / "game.gif", fps=2, progress=False)
+    with Image.open(out) as gif:
+        assert out.frames == gif.n_frames and out.given == len(frames) == 1 + choices + 1
+        gif.seek(gif.n_frames - 1)
+        assert gif.info["duration"] == round(1000 * pictures.SCORE_HOLD_SECONDS), "the final scores stay longer"
+    assert out.frames == out.given - out.merged
+    line = out.summary()
+    assert line.startswith(f"wrote {tmp_path / 'game.gif'}: {out.frames} frames (1 start + {choices} decisions "
+                           f"with a choice + 1 final-score frame")
+    assert f"; {forced} forced decisions drawn with the step before)" in line and "\n" not in line
+    # a GIF holds a frame that repeats the one before as that frame held longer: the writer counts it
+    a, b = np.zeros((8, 8, 3), np.uint8), np.full((8, 8, 3), 200, np.uint8)
+    merged = pictures.write_animation([a, a, b], tmp_path / "merged.gif", progress=False)
+    assert (merged.frames, merged.given, merged.merged) == (2, 3, 1)
+    assert merged.summary() == (f"wrote {tmp_path / 'merged.gif'}: 2 frames (3 frames given - 1 unchanged frame "
+                                f"merged into the one before)")
+
+
+class _Terminal:
+    """A stand-in stderr that says it is a terminal."""
+
+    def __init__(self):
+        self.parts = []
+
+    def write(self, text):
+        self.parts.append(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+def test_progress_bars_go_to_stderr_when_asked_or_on_a_terminal(tmp_path, capsys, monkeypatch):
+    game = Gem(num_players=2)
+    log, _ = _short_log(game, 2, 6)
+    frames = pictures.replay_frames(game, 2, log)  # None: stderr is not a terminal here, so no bar
+    pictures.write_animation(frames, tmp_path / "quiet.gif")
+    pictures.replay_frames(game, 2, log, progress=False)
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""
+    pictures.write_animation(pictures.replay_frames(game, 2, log, progress=True), tmp_path / "a.gif", progress=True)
+    captured = capsys.readouterr()
+    assert "drawing frames" in captured.err and "writing a.gif" in captured.err and f"{len(frames)}/{len(frames)}" \
+        in captured.err and captured.out == ""
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    pictures.replay_frames(game, 2, log)
+    assert "drawing frames" in "".join(terminal.parts), "None shows the bar on a terminal"

@@ -147,3 +147,53 @@ def test_family_members_enter_a_tournament_by_name():
     assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])] == 1
     with pytest.raises(TournamentError, match="unknown agent 'tuned_family:x'"):
         build_agent("megagem", "tuned_family:x", env)
+
+
+class _Terminal:
+    """A stand-in stderr that says it is a terminal."""
+
+    def __init__(self):
+        self.parts = []
+
+    def write(self, text):
+        self.parts.append(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+def test_progress_counts_the_games_of_the_schedule_and_a_resume_starts_at_those_done(tmp_path, capsys):
+    spec = _spec(games=12)
+    T.run_tournament(spec, out=tmp_path, progress=True)
+    err = capsys.readouterr().err
+    assert "megagem tournament" in err and "| 0/12 " in err and "| 12/12 " in err and "game/s" in err
+    path = tmp_path / "results.jsonl"
+    path.write_text("\n".join(path.read_text().splitlines()[:4]) + "\n")
+    T.run_tournament(spec, out=tmp_path, progress=True)
+    err = capsys.readouterr().err
+    assert "| 4/12 " in err and "| 12/12 " in err and "| 0/12 " not in err, err
+    assert "<" in err.split("4/12", 1)[1], "the bar shows the time left"
+
+
+def test_progress_follows_tqdm_on_a_terminal_and_is_off_when_asked(tmp_path, capsys, monkeypatch):
+    spec = _spec(games=6)
+    T.run_tournament(spec)  # None: stderr is not a terminal under pytest's capture
+    T.run_tournament(spec, workers=2, progress=False)
+    assert capsys.readouterr().err == ""
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    T.run_tournament(spec)
+    assert "6/6" in "".join(terminal.parts), "None shows the bar when stderr is a terminal"
+    terminal.parts.clear()
+    T.run_tournament(spec, progress=False)
+    assert terminal.parts == []
+
+
+def test_progress_with_workers_counts_every_game_in_this_process(capsys):
+    spec = _spec(games=6)
+    records = T.run_tournament(spec, workers=2, progress=True)[2]
+    err = capsys.readouterr().err
+    assert len(records) == 6 and "6/6" in err and err.count("megagem tournament") >= 2

@@ -10,7 +10,8 @@ as right before it: in GEM, bidding once around, that position matters). The num
 ``megagem-bidding-v1`` therefore mean the same next year: a change to the definition is a new
 version (``-v2``), and :func:`fingerprint` prints a digest of the definition next to every table.
 ``--deals`` plays fewer deals per cell for a quick look; such a table is labelled ``quick`` and is
-not the benchmark's figure.
+not the benchmark's figure. Bars on stderr count the games played (and, for ``exploit``, the best
+response's training decisions) when stderr is a terminal (``progress``).
 
 Every metric is read from the engine's final state (MegaGem's auction history, loans,
 investments, mission owners and coins; GEM's card owners and sides, by replaying the decision
@@ -45,14 +46,16 @@ import json
 import multiprocessing as mp
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from gemenvs.agents.match import play_engine_game, wilson_interval
-from gemenvs.training.tournament import TournamentError, agent_seed, build_agent, make_raw_env, mean_interval
+from gemenvs.training.tournament import (
+    TournamentError, agent_seed, build_agent, make_raw_env, mean_interval, progress_bar,
+)
 
 
 @dataclass(frozen=True)
@@ -211,40 +214,36 @@ def fits(bench: Benchmark, policy: str, cell: int) -> bool:
 
 
 def run_benchmark(bench: Benchmark, policies: Sequence[str], deals: int | None = None, workers: int = 1,
-                  progress: bool = False, cells: Sequence[int] | None = None,
+                  progress: bool | None = None, cells: Sequence[int] | None = None,
                   greedy: bool = False) -> dict[str, list[dict]]:
     """Play the benchmark (or only ``cells``, for tests) for every policy; policy -> per-game raw counts
-    (in a fixed order). Model files sample their actions, or play the most likely one with ``greedy``."""
+    (in a fixed order). Model files sample their actions, or play the most likely one with ``greedy``.
+    ``progress``: a bar of the games played on stderr (True, False, or None: when stderr is a terminal)."""
     deals = bench.deals if deals is None else deals
     cells = range(len(bench.cells)) if cells is None else cells
-    jobs = []
+    jobs = []  # (policy, cell, deal): one deal played from every seat
     for policy in policies:
         usable = [c for c in cells if fits(bench, policy, c)]
         if not usable:
             raise TournamentError(f"{policy} fits no cell of {bench.name} (wrong game or player count)")
-        for c in usable:
-            jobs.append((policy, c))
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(jobs), unit="cell", desc=bench.name, file=sys.stderr, dynamic_ncols=True)
+        jobs += [(policy, c, k) for c in usable for k in range(deals)]
+    seats = {c: int(dict(bench.cells[c])["num_players"]) for c in cells}
+    bar = progress_bar(sum(seats[c] for _, c, _ in jobs), bench.name, progress)
     results: dict[tuple, list[dict]] = {}
-    if workers <= 1:
-        for job in jobs:
-            results[job] = _play_cell(bench.name, job[0], job[1], range(deals), greedy)
-            if bar is not None:
-                bar.update(1)
-    else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
-            futures = {job: pool.submit(_play_cell, bench.name, job[0], job[1], range(deals), greedy) for job in jobs}
-            for job, fut in futures.items():
-                results[job] = fut.result()
-                if bar is not None:
-                    bar.update(1)
-    if bar is not None:
+    try:
+        if workers <= 1:
+            for job in jobs:
+                results[job] = _play_cell(bench.name, job[0], job[1], [job[2]], greedy)
+                bar.update(len(results[job]))
+        else:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+                futures = {pool.submit(_play_cell, bench.name, p, c, [k], greedy): (p, c, k) for p, c, k in jobs}
+                for fut in as_completed(futures):
+                    results[futures[fut]] = fut.result()
+                    bar.update(len(results[futures[fut]]))
+    finally:
         bar.close()
-    return {p: [g for (q, c) in jobs if q == p for g in results[(q, c)]] for p in policies}
+    return {p: [g for job in jobs if job[0] == p for g in results[job]] for p in policies}
 
 
 # ----------------------------------------------------------------------------- tables
@@ -377,19 +376,33 @@ def load_exploit_config(path: str | Path | None = None) -> dict:
     return cfg
 
 
-def exploitability(policy: str, cfg: dict, greedy: bool = False) -> dict:
+def exploitability(policy: str, cfg: dict, greedy: bool = False, progress: bool | None = None) -> dict:
     """Train a MaskablePPO best response against copies of ``policy`` (``cfg``'s fixed budget), then its win
-    rate over ``eval_games`` games against them (seat rotated, most likely action) and that minus chance."""
+    rate over ``eval_games`` games against them (seat rotated, most likely action) and that minus chance.
+    ``progress``: bars of the training's decisions and of the evaluation games on stderr (True, False, or
+    None: when stderr is a terminal)."""
     import time
 
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from gemenvs.agents.match import run_match
     from gemenvs.agents.policy import PolicyAgent
     from gemenvs.training.selfplay import MasksFromInfos
     from gemenvs.wrappers.single_agent import make_aec_env
+
+    class DecisionsBar(BaseCallback):
+        """Advances ``bar`` to the learner decisions collected so far (every environment step)."""
+
+        def __init__(self, bar):
+            super().__init__()
+            self.bar = bar
+
+        def _on_step(self) -> bool:
+            self.bar.update(self.num_timesteps - self.bar.n)
+            return True
 
     probe = make_aec_env(cfg["env_id"], **cfg["options"])
     game = probe.unwrapped.game.name
@@ -405,18 +418,64 @@ def exploitability(policy: str, cfg: dict, greedy: bool = False) -> dict:
                         policy_kwargs={"net_arch": {"pi": list(p["net_arch"]), "vf": list(p["net_arch"])}},
                         seed=cfg["seed"], device="cpu", verbose=0)
     t0 = time.perf_counter()
-    model.learn(total_timesteps=cfg["total_timesteps"])
+    bar = progress_bar(cfg["total_timesteps"], f"best response to {policy}", progress, unit="decision")
+    try:
+        model.learn(total_timesteps=cfg["total_timesteps"], callback=DecisionsBar(bar))
+    finally:
+        bar.close()
     seconds = time.perf_counter() - t0
     venv.close()
     responder = PolicyAgent.from_sb3(model, deterministic=True)
     opponents = [build_agent(game, policy, probe.unwrapped, seed=cfg["eval_seed"] + i, greedy=greedy)
                  for i in range(n - 1)]
-    res = run_match(lambda: make_aec_env(cfg["env_id"], **cfg["options"]), responder, opponents,
-                    cfg["eval_games"], seed=cfg["eval_seed"])
+    bar = progress_bar(cfg["eval_games"], f"best response vs {policy}", progress)
+    try:
+        res = run_match(lambda: CountGames(make_aec_env(cfg["env_id"], **cfg["options"]), bar), responder,
+                        opponents, cfg["eval_games"], seed=cfg["eval_seed"])
+    finally:
+        bar.close()
     lo, hi = res.win_ci
     return {"policy": policy, "config": cfg["name"], "timesteps": int(model.num_timesteps),
             "train_seconds": seconds, "games": res.games, "win_rate": res.win_rate, "win_lo": lo, "win_hi": hi,
             "chance": 1.0 / n, "exploitability": res.win_rate - 1.0 / n, "mean_margin": res.mean_margin}
+
+
+class CountGames:
+    """An AEC environment that advances ``bar`` by one each time a game's ``agent_iter`` runs out (a game
+    played to its end), for the bar of a :func:`gemenvs.agents.match.run_match`; all else is the env's."""
+
+    def __init__(self, env, bar):
+        self._env, self._bar = env, bar
+
+    def agent_iter(self, *args, **kwargs):
+        """The env's ``agent_iter``; the bar moves on when it ends."""
+        yield from self._env.agent_iter(*args, **kwargs)
+        self._bar.update(1)
+
+    def __getattr__(self, name: str):
+        return getattr(self._env, name)
+
+
+def map_games(workers: int, fn, *iterables, sizes: Sequence[int], desc: str, progress: bool | None = None) -> list:
+    """``list(map(fn, *iterables))`` over ``workers`` processes (in this process for one, as
+    :func:`gemenvs.agents.match.map_in_processes`), with a bar of games on stderr that moves on by
+    ``sizes[k]`` when task ``k`` is done (see :func:`gemenvs.training.tournament.progress_bar`)."""
+    tasks = list(zip(*iterables))
+    if len(sizes) != len(tasks):
+        raise ValueError(f"map_games: {len(sizes)} sizes for {len(tasks)} tasks")
+    out: list = [None] * len(tasks)
+    with progress_bar(sum(sizes), desc, progress, leave=False) as bar:
+        if workers <= 1:
+            for k, args in enumerate(tasks):
+                out[k] = fn(*args)
+                bar.update(sizes[k])
+        else:
+            with ProcessPoolExecutor(workers) as pool:
+                futures = {pool.submit(fn, *args): k for k, args in enumerate(tasks)}
+                for fut in as_completed(futures):
+                    out[futures[fut]] = fut.result()
+                    bar.update(sizes[futures[fut]])
+    return out
 
 
 class _BestResponseEnv:
@@ -460,7 +519,8 @@ def exploit_main(ns: argparse.Namespace) -> int:
         cfg["name"] += f" (quick: {ns.timesteps} steps)"
     if ns.deals is not None:
         cfg["eval_games"] = ns.deals
-    rows = [exploitability(policy, cfg, ns.greedy) for policy in ns.policies]
+    progress = False if ns.no_progress else None
+    rows = [exploitability(policy, cfg, ns.greedy, progress) for policy in ns.policies]
     text = exploit_markdown(rows)
     out = Path(ns.out) if ns.out else Path("runs") / "benchmarks" / "exploitability"
     out.mkdir(parents=True, exist_ok=True)
@@ -475,6 +535,8 @@ def exploit_main(ns: argparse.Namespace) -> int:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (see ``gemenvs-benchmark --help``)."""
+    from gemenvs.console import add_version_argument
+
     p = argparse.ArgumentParser(
         prog="gemenvs-benchmark", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Fixed, versioned bidding benchmarks: each POLICY (baseline name or model file) plays seeded "
@@ -482,7 +544,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         epilog="benchmarks: bidding = megagem-bidding-v1, gem = gem-bidding-v1, exploit = approximate exploitability "
                "(configs/benchmark/exploitability-v1.yaml; --deals sets its evaluation games)\nexamples:\n"
                "  gemenvs-benchmark bidding random truthful heuristic --workers 2\n"
-               "  gemenvs-benchmark bidding runs/megagem_selfplay/best_model.zip --deals 5\n"
+               "  gemenvs-benchmark bidding runs/megagem_selfplay/best_model.npz --deals 5\n"
                "  gemenvs-benchmark gem random greedy\n"
                "  gemenvs-benchmark exploit heuristic\n")
     p.add_argument("suite", metavar="BENCHMARK", help="bidding (megagem-bidding-v1), gem (gem-bidding-v1) or exploit "
@@ -499,11 +561,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                                                   "configs/benchmark/exploitability-v1.yaml)")
     p.add_argument("--timesteps", type=int, default=None, help="exploit: a smaller training budget for a quick look")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_version_argument(p)
     return p.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``gemenvs-benchmark``; returns the exit status (2 and one line for a user error)."""
+    from gemenvs.console import extra_hint
+
     try:
         ns = parse_args(argv)
     except SystemExit as e:
@@ -525,7 +590,8 @@ def main(argv: list[str] | None = None) -> int:
         if len(set(ns.policies)) != len(ns.policies):
             raise TournamentError("a policy is listed twice")
         deals = bench.deals if ns.deals is None else ns.deals
-        results = run_benchmark(bench, ns.policies, deals, ns.workers, progress=not ns.no_progress, greedy=ns.greedy)
+        results = run_benchmark(bench, ns.policies, deals, ns.workers, progress=False if ns.no_progress else None,
+                                    greedy=ns.greedy)
         rows = summarize(bench, results)
         text = markdown(bench, rows, deals)
         out = Path(ns.out) if ns.out else Path("runs") / "benchmarks" / bench.name
@@ -534,6 +600,12 @@ def main(argv: list[str] | None = None) -> int:
         write_csv(out / f"{bench.name}.csv", rows)
     except (TournamentError, OSError) as e:
         print(f"gemenvs-benchmark: error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    except ImportError as e:  # the train extra (exploit: PyYAML, torch, SB3); any other ImportError: raised
+        hint = extra_hint(e)
+        if hint is None:
+            raise
+        print(f"gemenvs-benchmark: error: {hint}", file=sys.stderr)
         return 2
     print(text)
     print(f"written to {out / (bench.name + '.md')} and {out / (bench.name + '.csv')}")

@@ -324,6 +324,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
         trainer.load_state_dict(ckpt.trainer)
 
     env = make_vec_env(cfg)
+    logger = None
     try:
         model = make_model(cfg, env)
         if ckpt is not None:
@@ -331,7 +332,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             model.set_random_seed(cfg.seed + model.num_timesteps)
             print(f"resuming {run_dir} from {ckpt.path.name} at step {model.num_timesteps}")
         save_config(cfg, run_dir / "config.yaml")
-        model.set_logger(make_logger(run_dir, model.num_timesteps))
+        logger = make_logger(run_dir, model.num_timesteps)
+        model.set_logger(logger)
         start = time.time()
         limit = TimeLimit(cfg.max_train_minutes)  # (the opt-in guard: pretraining and evaluations count in it)
         if ckpt is None and cfg.pretrain.teacher is not None:
@@ -348,6 +350,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
                         reset_num_timesteps=ckpt is None)
     finally:
         env.close()
+        if logger is not None:
+            logger.close()  # (progress.csv and the TensorBoard file)
     train_seconds = time.time() - start
     step = model.num_timesteps
     model.save(run_dir / "final_model.zip")

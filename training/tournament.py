@@ -25,7 +25,9 @@ scores, winners, ranks and the engine's decision log), appended as games finish.
 tournament started again with the same command and ``--out`` plays only the missing games; the
 summary is always computed from the results sorted by game index, so the numbers do not depend
 on workers, order of completion or interruptions. :func:`replay_record` replays a line through
-the engine and checks its final scores.
+the engine and checks its final scores. While games are played, a bar on stderr counts the games of
+the schedule played (a resumed tournament's starts at those already played) with the time left; it
+is drawn when stderr is a terminal (``progress``, :func:`progress_bar`).
 
 **Summary.** Per agent (over its seat-games): win rate (a shared win counts 1/winners; Wilson 95%
 interval), mean score, mean margin (own score minus the best other score) and mean rank (1 =
@@ -46,7 +48,7 @@ import multiprocessing as mp
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -341,20 +343,28 @@ def prepare_out(out: Path, spec: TournamentSpec, overwrite: bool = False) -> dic
     return done
 
 
+def progress_bar(total: int, desc: str, progress: bool | None = None, unit: str = "game", initial: int = 0,
+                 leave: bool = True, iterable: Iterable | None = None):
+    """A tqdm bar on stderr for a long phase (count, rate, ETA), over ``iterable`` when given: ``progress``
+    True shows it, False hides it, None shows it only when stderr is a terminal (tqdm's ``disable=None``).
+    Only the calling process draws it: worker processes report finished work, and the caller advances it."""
+    from tqdm import tqdm
+
+    return tqdm(iterable, total=total, initial=initial, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True,
+                leave=leave, disable=None if progress is None else not progress)
+
+
 def run_games(spec: TournamentSpec, done: dict[int, dict] | None = None, workers: int = 1,
-              results_path: Path | None = None, progress: bool = True) -> list[dict]:
+              results_path: Path | None = None, progress: bool | None = None) -> list[dict]:
     """Play every scheduled game not in ``done``, over ``workers`` processes, appending each finished
-    record to ``results_path``; all records in game-index order."""
+    record to ``results_path`` as it comes; all records in game-index order. ``progress``: a bar of the
+    games played of the schedule (starting at those in ``done``), see :func:`progress_bar`."""
     done = dict(done or {})
-    todo = [fx for fx in spec.fixtures() if fx.index not in done]
+    fixtures = spec.fixtures()
+    todo = [fx for fx in fixtures if fx.index not in done]
     chunks = [todo[k:k + spec.num_players] for k in range(0, len(todo), spec.num_players)]  # about one deal each
     sink = open(results_path, "a", encoding="utf-8") if results_path is not None else None
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(spec.fixtures()), initial=len(done), unit="game", desc=f"{spec.game} tournament",
-                   file=sys.stderr, dynamic_ncols=True)
+    bar = progress_bar(len(fixtures), f"{spec.game} tournament", progress, initial=len(fixtures) - len(todo))
 
     def take(records: list[dict]) -> None:
         for rec in records:
@@ -363,8 +373,7 @@ def run_games(spec: TournamentSpec, done: dict[int, dict] | None = None, workers
                 sink.write(json.dumps(rec, separators=(",", ":")) + "\n")
         if sink is not None:
             sink.flush()
-        if bar is not None:
-            bar.update(len(records))
+        bar.update(len(records))
 
     try:
         if workers <= 1 or len(chunks) <= 1:
@@ -372,13 +381,12 @@ def run_games(spec: TournamentSpec, done: dict[int, dict] | None = None, workers
                 take(_play_many(spec, chunk))
         else:
             with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
-                for fut in [pool.submit(_play_many, spec, chunk) for chunk in chunks]:
+                for fut in as_completed([pool.submit(_play_many, spec, chunk) for chunk in chunks]):
                     take(fut.result())
     finally:
         if sink is not None:
             sink.close()
-        if bar is not None:
-            bar.close()
+        bar.close()
     return [done[k] for k in sorted(done)]
 
 
@@ -542,9 +550,11 @@ def title_of(spec: TournamentSpec) -> str:
             f"{'duplicate deals' if spec.duplicate else 'a fresh deal per game'}")
 
 
-def run_tournament(spec: TournamentSpec, out: str | os.PathLike | None = None, workers: int = 1, progress: bool = False,
-                   overwrite: bool = False) -> tuple[list[AgentSummary], np.ndarray, list[dict]]:
-    """Play (or resume, from ``out``) a tournament; leaderboard, head-to-head and the records."""
+def run_tournament(spec: TournamentSpec, out: str | os.PathLike | None = None, workers: int = 1,
+                   progress: bool | None = None, overwrite: bool = False
+                   ) -> tuple[list[AgentSummary], np.ndarray, list[dict]]:
+    """Play (or resume, from ``out``) a tournament; leaderboard, head-to-head and the records. ``progress``:
+    a bar of the games played on stderr (True, False, or None: when stderr is a terminal)."""
     done, path = {}, None
     if out is not None:
         out = Path(out)
@@ -572,6 +582,8 @@ def parse_option(text: str) -> tuple[str, object]:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (see ``gemenvs-tournament --help``)."""
+    from gemenvs.console import add_version_argument
+
     p = argparse.ArgumentParser(
         prog="gemenvs-tournament", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="A balanced tournament between agents of one gemenvs game: leaderboard with 95% intervals, "
@@ -596,6 +608,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--out", default=None, help="folder for results.jsonl, leaderboard, heatmap (resumes there)")
     p.add_argument("--overwrite", action="store_true", help="replace another tournament's files in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_version_argument(p)
     return p.parse_args(argv)
 
 
@@ -606,6 +619,8 @@ def _error(message: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``gemenvs-tournament``; returns the exit status (2 and one line for a user error)."""
+    from gemenvs.console import extra_hint
+
     try:
         ns = parse_args(argv)
     except SystemExit as e:
@@ -626,9 +641,15 @@ def main(argv: list[str] | None = None) -> int:
         if spec.games != ns.games:
             print(f"{ns.games} games asked; playing {spec.games} ({spec.games // size} balanced cycles of {size})",
                   file=sys.stderr)
-        rows, _, _ = run_tournament(spec, ns.out, ns.workers, progress=not ns.no_progress, overwrite=ns.overwrite)
+        rows, _, _ = run_tournament(spec, ns.out, ns.workers, progress=False if ns.no_progress else None,
+                                       overwrite=ns.overwrite)
     except (TournamentError, OSError) as e:
         return _error(e)
+    except ImportError as e:  # the train extra (openskill, matplotlib; torch for .zip models); else a bug
+        hint = extra_hint(e)
+        if hint is None:
+            raise
+        return _error(hint)
     print(title_of(spec))
     print(leaderboard_markdown(rows))
     if ns.out:

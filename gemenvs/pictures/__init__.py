@@ -4,17 +4,23 @@
   seat ``viewer`` sees it (``None``: what the game's text render shows without a viewer). It
   shows exactly the information of the game's text render for that viewer, never more. The
   size is fixed per game and player count (:func:`frame_size`, ``docs/pictures.md``).
+* :func:`score_frame` draws a finished game's final scores and what each is made of over its
+  last table.
 * :func:`replay_frames` replays a decision log with the core and draws a frame after each
-  decision; :func:`write_animation` writes frames as a GIF (Pillow) or an MP4 (imageio-ffmpeg).
+  decision, then the final scores; :func:`write_animation` writes frames as a GIF (Pillow) or an
+  MP4 (imageio-ffmpeg) and says how many frames it wrote and why (:class:`Animation`).
 * The environments' ``render_mode="rgb_array"`` draws through :func:`draw`.
 
 Pillow is imported here and by the environments' render path only when a picture is asked
-for: the engines never import it.
+for: the engines never import it. Long replays and writes show a tqdm bar on stderr
+(``progress``: True shows it, False hides it, None shows it when stderr is a terminal).
 """
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Sequence
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 
@@ -26,6 +32,9 @@ GAME_MODULES = {
     "gem": "gemenvs.pictures.gem",
     "gemjam": "gemenvs.pictures.gemjam",
 }
+
+#: seconds a GIF shows its final-score frame (a GIF loops; an MP4 ends on that frame)
+SCORE_HOLD_SECONDS = 3.0
 
 
 def _require_pillow() -> None:
@@ -67,6 +76,30 @@ def draw(game, state, viewer: int | None = None) -> np.ndarray:
     return _module(game).draw(game, state, viewer).array()
 
 
+def score_frame(game, state, viewer: int | None = None) -> np.ndarray:
+    """The final scores of a finished game over its last table (dimmed) as ``viewer`` sees it: a
+    row per player with its score and the parts it is made of (``game.results(state)``, the
+    environments' ``info["score_breakdown"]``), the winners lit, and how a score is made. An
+    unfinished game is a ValueError."""
+    viewer = _check_viewer(game, viewer)
+    module = _module(game)
+    if not game.is_over(state):
+        raise ValueError("score_frame needs a finished game")
+    return _score_frame(game, module, state, viewer)
+
+
+def _score_frame(game, module, state, viewer: int | None) -> np.ndarray:
+    """:func:`score_frame` with checked arguments."""
+    c = module.draw(game, state, viewer)
+    c.dim()
+    table = module.scores(game, state)
+    if viewer is not None:
+        table.rows[viewer][0] += " (you)"
+    names = ", ".join(f"player_{w}" for w in table.winners) or "nobody"
+    c.score_board(f"Final scores - {'winners' if len(table.winners) > 1 else 'winner'}: {names}", table)
+    return c.array()
+
+
 def placeholder(game, message: str) -> np.ndarray:
     """A frame of ``game``'s size holding only ``message`` (e.g. before the first reset)."""
     from gemenvs.pictures.canvas import Canvas
@@ -101,26 +134,117 @@ def replay_states(game, seed: int, log: Sequence[Sequence[int]]) -> Iterable:
         raise ValueError(f"the replay logged {len(state.log)} decisions, the log has {len(log)}")
 
 
-def replay_frames(game, seed: int, log: Sequence[Sequence[int]], viewer: int | None = None) -> list[np.ndarray]:
-    """One frame per decision of a saved game: the start (after setup and its forced decisions),
-    then the table after each non-forced decision of ``log`` with the forced ones that follow it
-    (so ``1 +`` the number of non-forced entries; the frames an env's ``rgb_array`` render gives
-    step by step). ``viewer`` as in :func:`draw`."""
+class ReplayFrames(list):
+    """The frames of a replayed game (a list of (H, W, 3) uint8 arrays) and what they show:
+    ``choices`` decisions with a choice (a frame each, after the start), ``forced`` decisions the
+    engine played (drawn in the frame of the step before them, not frames of their own), and
+    whether the last frame is the final scores (``score_frame``)."""
+
+    def __init__(self, frames: Iterable[np.ndarray] = (), choices: int = 0, forced: int = 0,
+                 score_frame: bool = False):
+        super().__init__(frames)
+        self.choices, self.forced, self.score_frame = choices, forced, score_frame
+
+    @property
+    def decisions(self) -> int:
+        """Every decision of the replayed log, forced ones included."""
+        return self.choices + self.forced
+
+    def parts(self) -> str:
+        """What the frames are, as a sum: ``1 start + 54 decisions with a choice + 1 final-score frame``."""
+        return f"1 start + {_count(self.choices, 'decision')} with a choice" + (
+            " + 1 final-score frame" if self.score_frame else "")
+
+    def forced_note(self) -> str:
+        """How the forced decisions are drawn ("" when there are none)."""
+        return f"{_count(self.forced, 'forced decision')} drawn with the step before" if self.forced else ""
+
+
+def replay_frames(game, seed: int, log: Sequence[Sequence[int]], viewer: int | None = None,
+                  final_scores: bool = True, progress: bool | None = None) -> ReplayFrames:
+    """The frames of a saved game: the start (after setup and its forced decisions), the table
+    after each non-forced decision of ``log`` with the forced ones that follow it (the frames an
+    env's ``rgb_array`` render gives step by step), and, when the game is finished and
+    ``final_scores``, :func:`score_frame` last: 1 + the non-forced entries, one more for a finished
+    game (:class:`ReplayFrames` counts them). ``viewer`` as in :func:`draw`; ``progress``: a bar
+    over the frames (see the module docstring)."""
     viewer = _check_viewer(game, viewer)
     module = _module(game)
-    return [module.draw(game, state, viewer).array() for state in replay_states(game, seed, log)]
+    choices = sum(1 for entry in log if isinstance(entry, Sequence) and len(entry) == 3 and not entry[2])
+    frames = ReplayFrames(forced=len(log) - choices)
+    with _bar(progress, 1 + choices, "drawing frames", "frame") as bar:
+        state = None
+        for state in replay_states(game, seed, log):
+            frames.append(module.draw(game, state, viewer).array())
+            bar.update(1)
+        frames.choices = len(frames) - 1
+        if final_scores and game.is_over(state):
+            bar.total += 1
+            frames.append(_score_frame(game, module, state, viewer))
+            frames.score_frame = True
+            bar.update(1)
+    return frames
 
 
-def write_animation(frames: Sequence[np.ndarray], path: str | PathLike, fps: float = 2.0) -> Path:
+@dataclass(frozen=True)
+class Animation:
+    """What :func:`write_animation` wrote: the file, the frames in it, the frames it was given, and
+    the replay those came from (None for other frames). A GIF holds a frame that repeats the one
+    before it as that frame shown longer, so it may have fewer frames than it was given. Usable as
+    the path (``os.PathLike``, ``str``)."""
+
+    path: Path
+    frames: int
+    given: int
+    replay: ReplayFrames | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def merged(self) -> int:
+        """Frames given that repeat the one before and are shown as that frame held longer."""
+        return self.given - self.frames
+
+    def __fspath__(self) -> str:
+        return str(self.path)
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    def summary(self) -> str:
+        """One line: the file, its frames, and how they follow from the decisions of the game, e.g.
+        ``wrote game.gif: 57 frames (1 start + 55 decisions with a choice + 1 final-score frame; 3
+        forced decisions drawn with the step before)``."""
+        if self.replay is None:
+            parts, notes = _count(self.given, "frame") + " given", []
+        else:
+            parts = self.replay.parts()
+            notes = [self.replay.forced_note()]
+            if not self.replay.score_frame:
+                notes.append("no final-score frame: the game is unfinished")
+        if self.merged:
+            parts += f" - {_count(self.merged, 'unchanged frame')} merged into the one before"
+        tail = "".join(f"; {n}" for n in notes if n)
+        return f"wrote {self.path}: {_count(self.frames, 'frame')} ({parts}{tail})"
+
+
+def _count(n: int, thing: str) -> str:
+    """``1 frame``, ``3 frames``."""
+    return f"{n} {thing}{'s' * (n != 1)}"
+
+
+def write_animation(frames: Sequence[np.ndarray], path: str | PathLike, fps: float = 2.0,
+                    progress: bool | None = None) -> Animation:
     """Write ``frames`` ((H, W, 3) uint8 arrays of one size) as an animation at ``path``: ``.gif``
     with Pillow, ``.mp4`` with imageio-ffmpeg (a RuntimeError says what to install when it is
-    missing). Returns the path."""
+    missing). A GIF shows a final-score frame of :func:`replay_frames` for
+    :data:`SCORE_HOLD_SECONDS`. Returns an :class:`Animation` (its ``summary()`` is one line for
+    the user); ``progress``: a bar over the frames (see the module docstring)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".gif", ".mp4"):
         raise ValueError(f"write_animation writes .gif or .mp4 files, not {path.name!r}")
     if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= 60:
         raise ValueError(f"fps must be a number in (0, 60]; got {fps!r}")
+    replay = frames if isinstance(frames, ReplayFrames) else None
     frames = list(frames)
     if not frames:
         raise ValueError("write_animation needs at least one frame")
@@ -137,9 +261,25 @@ def write_animation(frames: Sequence[np.ndarray], path: str | PathLike, fps: flo
         sample = np.concatenate(frames[::max(1, len(frames) // 8)][:8], axis=0)
         palette = Image.fromarray(sample, "RGB").quantize(256, method=Image.Quantize.FASTOCTREE,
                                                           dither=Image.Dither.NONE)
-        images = [Image.fromarray(f, "RGB").quantize(palette=palette, dither=Image.Dither.NONE) for f in frames]
-        images[0].save(path, save_all=True, append_images=images[1:], duration=round(1000 / fps), loop=0)
-        return path
+        step = round(1000 / fps)
+        durations = [step] * len(frames)
+        if replay is not None and replay.score_frame:
+            durations[-1] = max(step, round(1000 * SCORE_HOLD_SECONDS))
+        def image(f: np.ndarray):
+            return Image.fromarray(f, "RGB").quantize(palette=palette, dither=Image.Dither.NONE)
+
+        with _bar(progress, len(frames), f"writing {path.name}", "frame") as bar:
+            def rest() -> Iterator:
+                for f in frames[1:]:  # Pillow takes the frames one by one, then encodes them all
+                    bar.update(1)
+                    yield image(f)
+                bar.update(1)
+                bar.set_description(f"encoding {path.name}")
+
+            image(frames[0]).save(path, save_all=True, append_images=rest(), duration=durations, loop=0)
+        with Image.open(path) as gif:
+            written = gif.n_frames
+        return Animation(path, written, len(frames), replay)
     try:
         import imageio_ffmpeg
     except ImportError:
@@ -150,12 +290,45 @@ def write_animation(frames: Sequence[np.ndarray], path: str | PathLike, fps: flo
     writer = imageio_ffmpeg.write_frames(str(path), (even_w, even_h), fps=fps, macro_block_size=1,
                                          pix_fmt_out="yuv420p")
     writer.send(None)
-    for f in frames:
-        if (even_h, even_w) != (height, width):
-            f = np.pad(f, ((0, even_h - height), (0, even_w - width), (0, 0)))
-        writer.send(np.ascontiguousarray(f))
+    with _bar(progress, len(frames), f"writing {path.name}", "frame") as bar:
+        for f in frames:
+            if (even_h, even_w) != (height, width):
+                f = np.pad(f, ((0, even_h - height), (0, even_w - width), (0, 0)))
+            writer.send(np.ascontiguousarray(f))
+            bar.update(1)
     writer.close()
-    return path
+    return Animation(path, len(frames), len(frames), replay)
 
 
-__all__ = ["GAME_MODULES", "draw", "frame_size", "placeholder", "replay_frames", "replay_states", "write_animation"]
+def _bar(progress: bool | None, total: int, desc: str, unit: str):
+    """A tqdm bar on stderr, cleared when done: shown for ``progress`` True, hidden for False, and for
+    None shown only when stderr is a terminal (tqdm's ``disable=None``)."""
+    if progress is False:
+        return _NoBar(total)
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False, dynamic_ncols=True,
+                disable=None if progress is None else not progress)
+
+
+class _NoBar:
+    """The bar of ``progress=False``: counts, shows nothing (tqdm need not be installed)."""
+
+    def __init__(self, total: int):
+        self.total, self.n = total, 0
+
+    def __enter__(self) -> "_NoBar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
+    def set_description(self, desc: str) -> None:
+        return None
+
+
+__all__ = ["GAME_MODULES", "SCORE_HOLD_SECONDS", "Animation", "ReplayFrames", "draw", "frame_size", "placeholder",
+           "replay_frames", "replay_states", "score_frame", "write_animation"]

@@ -6,6 +6,7 @@ state always gives the same pixels with the same Pillow version.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -24,6 +25,17 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
+@dataclass
+class ScoreTable:
+    """A finished game's scores as a table: column headings (the first is the player's), one row of
+    cells per player, the winners' rows (lit) and lines saying how a score is made."""
+
+    columns: list[str]
+    rows: list[list[str]]
+    winners: list[int]
+    notes: list[str] = field(default_factory=list)
+
+
 class Canvas:
     """One picture being drawn: a fixed-size RGB image and its ImageDraw."""
 
@@ -35,6 +47,11 @@ class Canvas:
     def array(self) -> np.ndarray:
         """The picture as an (H, W, 3) uint8 array."""
         return np.asarray(self.image, dtype=np.uint8).copy()
+
+    def dim(self, factor: float = 0.35) -> None:
+        """Darken everything drawn so far (what is drawn next stands out over it)."""
+        self.image = Image.blend(Image.new("RGB", self.image.size, (0, 0, 0)), self.image, factor)
+        self.draw = ImageDraw.Draw(self.image)
 
     # ------------------------------------------------------------------ text
 
@@ -149,5 +166,57 @@ class Canvas:
         self.text((12, height / 2), title, 17, palette.TEXT, right - 12, anchor="lm")
         return height
 
+    def score_board(self, title: str, table: ScoreTable, size: int = 14) -> None:
+        """``table`` in a panel in the middle of the picture: ``title``, the headings, a row per
+        player (the winners' lit, marked "wins") and the notes under it, all cut to fit."""
+        pad, row_h, gap = 16, size + 14, 18
+        cols = len(table.columns)
+        widths = [max([self.text_width(table.columns[k], size - 2)]
+                      + [self.text_width(r[k], size) for r in table.rows]) for k in range(cols)]
+        tag = "wins"
+        room = self.width - 2 * 30 - 2 * pad  # the widest the table may be
+        table_w = sum(widths) + gap * cols + self.text_width(tag, size)
+        if table_w > room:  # shrink every column alike (their text is cut to fit)
+            scale = (room - gap * cols - self.text_width(tag, size)) / max(1.0, sum(widths))
+            widths = [w * scale for w in widths]
+            table_w = room
+        inner = min(room, max(table_w, self.text_width(title, size + 6),
+                              *(self.text_width(n, size - 2) for n in table.notes or [""])))
+        height = pad + (size + 14) + row_h + row_h * len(table.rows) + 8 + len(table.notes) * (size + 2) + pad
+        height = min(height, self.height - 20)
+        x0 = (self.width - inner) / 2 - pad
+        y0 = max(10.0, (self.height - height) / 2)
+        self.panel((x0, y0, x0 + inner + 2 * pad, y0 + height), fill=palette.PANEL, outline=palette.HIGHLIGHT,
+                   radius=12, width=3)
+        x, y = x0 + pad, y0 + pad
+        self.text((x, y), title, size + 6, palette.TEXT, inner)
+        y += size + 14
 
-__all__ = ["Canvas", "font"]
+        def cells(values: list[str], y: float, ink, size: int) -> None:
+            cx = x
+            for k, (text, w) in enumerate(zip(values, widths)):
+                if k == 0:
+                    self.text((cx, y), text, size, ink, w)
+                else:
+                    self.text((cx + w, y), self.fit(text, w, size), size, ink, anchor="ra")
+                cx += w + gap
+
+        cells(table.columns, y + 2, palette.MUTED, size - 2)
+        y += row_h
+        self.draw.line((x, y - 6, x + table_w, y - 6), fill=palette.PANEL_EDGE, width=2)
+        for p, row in enumerate(table.rows):
+            won = p in table.winners
+            if won:
+                self.draw.rounded_rectangle((x - 6, y - 4, x + table_w + 6, y + size + 6), radius=5,
+                                            fill=palette.PANEL_VIEWER, outline=palette.HIGHLIGHT)
+            cells(row, y, palette.HIGHLIGHT if won else palette.TEXT, size)
+            if won:
+                self.text((x + table_w, y), tag, size, palette.HIGHLIGHT, anchor="ra")
+            y += row_h
+        y += 8
+        for note in table.notes:
+            self.text((x, y), note, size - 2, palette.MUTED, inner)
+            y += size + 2
+
+
+__all__ = ["Canvas", "ScoreTable", "font"]

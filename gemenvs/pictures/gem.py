@@ -15,7 +15,7 @@ from gemenvs.gem.rules import (
     winners,
 )
 from gemenvs.pictures import palette
-from gemenvs.pictures.canvas import Canvas
+from gemenvs.pictures.canvas import Canvas, ScoreTable
 
 WIDTH = 1100
 HEADER = 34
@@ -203,4 +203,20 @@ def _seat(c: Canvas, s, cfg, p: int, viewer: int | None, points: int, box) -> No
         c.text((gx, y0 + 30), "none", 12, palette.MUTED)
 
 
-__all__ = ["draw", "gem_card", "size"]
+def scores(game, s) -> ScoreTable:
+    """The final points of every player of a finished game and their parts (``game.results``): gems on
+    INVESTED cards and the majority points of each gem type."""
+    cfg = game.cfg
+    res = game.results(s)
+    types = cfg.manifest.gem_types
+    rows = []
+    for p, b in enumerate(res.breakdown):
+        rows.append([f"player_{p}", str(b["gems"]), *(f"+{b[f'majority_{t}']}" if b[f"majority_{t}"] else "-"
+                                                       for t in types), f"+{b['majorities']}", str(b["total"])])
+    return ScoreTable(["player", "gems", *types, "majorities", "points"], rows, list(res.winners),
+                      ["points = gems on INVESTED cards + per gem type, for the most gems of it on INVESTED cards, "
+                       "3 points alone or 2 each when shared",
+                       "most points wins; then most gems; a tie left shares the win"])
+
+
+__all__ = ["draw", "gem_card", "scores", "size"]

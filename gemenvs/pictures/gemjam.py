@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from gemenvs.gemjam.rules import S_BROKEN, S_GEMS, S_GUARD, S_TYPE, SETS_TO_WIN, complete_sets, is_complete
 from gemenvs.pictures import palette
-from gemenvs.pictures.canvas import Canvas
+from gemenvs.pictures.canvas import Canvas, ScoreTable
 
 WIDTH = 1200
 HEADER = 34
@@ -251,4 +251,27 @@ def _tile(c: Canvas, cfg, st: list, x: float, y: float) -> None:
         c.text((x + 5, y + 40), ", ".join(tags), 10, palette.ALERT if st[S_BROKEN] else palette.HIGHLIGHT)
 
 
-__all__ = ["card_fill", "draw", "mini_card", "size"]
+#: how a Gem Jam game ended (``Results.extra["end_reason"]``) -> who wins
+END_REASONS = {
+    "four_sets": "the winner completed four sets in its own turn",
+    "deck_out": "the Draw Pile ran out: most completed sets wins, a tie shares the win",
+    "max_rounds": "the last round (max_rounds) ended: most completed sets wins, a tie shares the win",
+}
+
+
+def scores(game, s) -> ScoreTable:
+    """The final score of every player of a finished game (``game.results``): its completed sets,
+    beside the sets of its Shrine left incomplete."""
+    res = game.results(s)
+    rows = []
+    for q, b in enumerate(res.breakdown):
+        done = int(b["completed_sets"])
+        rows.append([f"player_{q}", str(len(s.shrines[q])), str(len(s.shrines[q]) - done), str(done)])
+    reason = res.extra.get("end_reason", "")
+    return ScoreTable(["player", "sets in the Shrine", "incomplete", "completed sets = score"], rows,
+                      list(res.winners),
+                      ["score = completed sets in the Shrine; incomplete sets score nothing",
+                       f"game over ({reason}): {END_REASONS.get(reason, 'see the rules')}"])
+
+
+__all__ = ["END_REASONS", "card_fill", "draw", "mini_card", "scores", "size"]

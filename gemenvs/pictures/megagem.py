@@ -11,7 +11,7 @@ from __future__ import annotations
 from gemenvs.megagem.data import AUCTION_KINDS, COLOURS, MISSIONS, NUM_COLOURS, VALUE_CHARTS
 from gemenvs.megagem.rules import BID, OVER, REVEAL, results, score_breakdown
 from gemenvs.pictures import palette
-from gemenvs.pictures.canvas import Canvas
+from gemenvs.pictures.canvas import Canvas, ScoreTable
 
 WIDTH = 1000
 HEADER = 34
@@ -193,4 +193,18 @@ def _seat(c: Canvas, s, p: int, viewer: int | None, box) -> None:
         c.text((x1 - 12, y0 + 8), "wins", 14, palette.HIGHLIGHT, anchor="ra")
 
 
-__all__ = ["draw", "size"]
+def scores(game, s) -> ScoreTable:
+    """The final score of every player of a finished game and its parts (``game.results``)."""
+    res = game.results(s)
+    rows = []
+    for p, b in enumerate(res.breakdown):
+        rows.append([f"player_{p}", str(b["coins"]), f"{b['gems']:+d}", f"{b['missions']:+d}",
+                     f"{b['investments']:+d}", f"{b['loans']:+d}", str(b["total"])])
+    return ScoreTable(["player", "coins left", "gems", "missions", "investments", "loans repaid", "score"], rows,
+                      list(res.winners),
+                      [f"score = the sum of the row: coins left, gems (the Collection at value chart {s.chart}'s "
+                       "final values), missions, investments (amount and locked bid back), loans repaid",
+                       "the highest score wins; a tie shares the win"])
+
+
+__all__ = ["draw", "scores", "size"]
