@@ -181,6 +181,8 @@ def test_the_learning_curve_labels_the_warm_start_and_a_single_evaluation(tmp_pa
     path.write_text(path.read_text() + "200000,heuristic,100,0.55,0.45,0.65,2.0\n200000,tuned,100,0.3,0.2,0.4,0.0\n")
     texts = [t.get_text() for ax in learning_curve_figure(path, 4).axes for t in ax.texts]
     assert not any("one evaluation" in t for t in texts) and not any("warm start" in t for t in texts)
+    texts = [t.get_text() for ax in learning_curve_figure(path, 4, kept=200000).axes for t in ax.texts]
+    assert texts.count("kept model") == 2
 
 
 def test_every_shipped_config_states_its_budget_as_work():

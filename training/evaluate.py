@@ -270,7 +270,8 @@ def final_evaluation(cfg, run_dir: Path, final: Agent, best_step: int | None, pl
                                                     indent=1))
     if (run_dir / "eval.csv").exists():
         png = plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", players,
-                                  curve_title(cfg, players), warm_start=warm_start_label(cfg))
+                                  curve_title(cfg, players), warm_start=warm_start_label(cfg),
+                                  kept=kept_step if best.exists() else None)
         print(f"learning curve: {png}")
     print(f"run folder: {run_dir}")
     print(f"done: {work}; {train_seconds / 60:.1f} min of training, {eval_seconds / 60:.1f} min of final evaluation",

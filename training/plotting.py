@@ -18,17 +18,19 @@ def read_eval_history(path: str | Path) -> dict[str, list[dict[str, float]]]:
 
 
 def plot_learning_curve(eval_csv: str | Path, png: str | Path, num_players: int, title: str = "",
-                        warm_start: str | None = None) -> Path:
+                        warm_start: str | None = None, kept: int | None = None) -> Path:
     """Write :func:`learning_curve_figure` of ``eval_csv`` to ``png``; returns its path."""
     png = Path(png)
-    learning_curve_figure(eval_csv, num_players, title, warm_start).savefig(png, dpi=110)
+    learning_curve_figure(eval_csv, num_players, title, warm_start, kept).savefig(png, dpi=110)
     return png
 
 
-def learning_curve_figure(eval_csv: str | Path, num_players: int, title: str = "", warm_start: str | None = None):
+def learning_curve_figure(eval_csv: str | Path, num_players: int, title: str = "", warm_start: str | None = None,
+                          kept: int | None = None):
     """A two-panel figure: win rate with its 95% band, and mean score margin, per opponent, against the
-    learner decisions trained on. ``warm_start`` labels the step-0 point (the policy a warm start left); a
-    run evaluated once is drawn as that one point per opponent and says so."""
+    learner decisions trained on. ``warm_start`` labels the step-0 point (the policy a warm start left), ``kept``
+    marks the step of the model the run kept; a run evaluated once is drawn as that one point per opponent and
+    says so."""
     from matplotlib.figure import Figure  # no pyplot: the caller's backend (a notebook's) stays as it is
 
     history = read_eval_history(eval_csv)
@@ -57,6 +59,10 @@ def learning_curve_figure(eval_csv: str | Path, num_players: int, title: str = "
             ax.axvline(0, color="black", lw=0.8, ls=":")
             ax.annotate(warm_start, xy=(0, 0.02), xycoords=("data", "axes fraction"), xytext=(4, 0),
                         textcoords="offset points", fontsize=8, rotation=90, va="bottom")
+        if kept is not None and kept in steps_seen and len(steps_seen) > 1:
+            ax.axvline(kept, color="black", lw=0.8, ls="--")
+            ax.annotate("kept model", xy=(kept, 0.98), xycoords=("data", "axes fraction"), xytext=(4, 0),
+                        textcoords="offset points", fontsize=8, rotation=90, va="top")
         if len(steps_seen) == 1:
             ax.set_xticks(steps_seen)
             ax.text(0.5, 0.5, f"one evaluation, at {int(steps_seen[0]):,} decisions: no curve",
