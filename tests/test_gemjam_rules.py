@@ -990,3 +990,60 @@ def test_crowded_random_continuations_keep_every_invariant_to_the_end(seed):
                 np.testing.assert_array_equal(G2.observe(r, o), G2.observe(s, o))
                 np.testing.assert_array_equal(G2.legal_mask(r, o), G2.legal_mask(s, o))
     assert most > rules.MAX_SETS and s.winners
+
+
+# ---------------------------------------------------------------------------------- a short payment's order
+
+GJ_DO = "Diamond / Onyx Gem Jam"
+
+
+def short_onyx_jam():
+    """Seat 0 (Ruby [Ruby, Ruby], Onyx [Onyx x3]) casts a doubled Diamond / Onyx Gem Jam for Onyx
+    (7 x 2 = 14) at seat 1, whose eligible cards, a Ruby [Ruby] set and a guarded Quartz [Quartz,
+    Quartz] set, are worth 3 + 3 + 1 + 1 = 8: everything goes, 6 are forgiven."""
+    s = table(G2, hands={0: [GJ_DO, "Double Trouble", "Gold 1"]},
+              shrines={0: [("Ruby", ["Ruby"] * 2), ("Onyx", ["Onyx"] * 3)],
+                       1: [("Ruby", ["Ruby"]), ("Quartz", ["Quartz"] * 2, True)]})
+    assert rules.payable(s, G2.cfg, 1)[1] == 8
+    act(G2, s, 0, f"play:{GJ_DO}", "gem_type:Onyx", "target_player:1", "play:Double Trouble")
+    assert [e[2:] for e in s.events if e[1] == "jam"] == [[0, gem_type(G2, "Onyx"), 14]]
+    return s
+
+
+def paid_and_forgiven(s):
+    """The cards paid (names, in order) and the forgiven amounts."""
+    return ([G2.manifest.names[e[4]] for e in s.events if e[1] == "paid"],
+            [e[2:] for e in s.events if e[1] == "forgiven"])
+
+
+def test_a_short_payment_still_lets_the_payer_choose_the_order_of_its_cards():
+    # docs/gemjam.md "Gem Jam and payments": even when everything eligible goes, the payer hands
+    # over one card of its choice at a time and the receiver places each as it arrives, so the
+    # order decides where cards land
+    s = short_onyx_jam()
+    assert deciding(G2, s) == (1, "pay")
+    assert legal_names(G2, s, 1) == ["set[0]", "set[1]"]
+    assert sorted(" ".join(G2.action_name(a) for a in c) for c in s.decision["cands"]) == [
+        "set[0] card[Ruby]", "set[1] card[Gem Guardian]"]
+
+    # the Guardian first: seat 0's Ruby set is not yet complete, so it can only bank it (forced)
+    act(G2, s, 1, "set:1", "card:Gem Guardian")
+    assert deciding(G2, s) == (1, "pay") and names(G2, s.vaults[0]) == ["Gem Guardian"]
+    act(G2, s, 1, "set:0", "card:Ruby")  # completes seat 0's Ruby set; the Quartzes follow (forced)
+    assert set_names(G2, s, 0) == [("Ruby", ["Ruby"] * 3, 0), ("Onyx", ["Onyx"] * 3, 0),
+                                   ("Quartz", ["Quartz"] * 2, 0)]
+    assert s.shrines[1] == [] and paid_and_forgiven(s) == (["Gem Guardian", "Ruby", "Quartz", "Quartz"], [[1, 6]])
+    # its steps were chosen or forced (card[Ruby] after set[0]); seat 0's log does not tell which
+    assert {e[2] for e in s.log if e[0] == 1} == {0, 1}
+    assert [f for q, _, f in G2.visible_log(s, 0) if q == 1] == [None] * sum(e[0] == 1 for e in s.log)
+
+    # the Ruby first: it completes seat 0's Ruby set, and the Guardian that follows may guard it
+    s = short_onyx_jam()
+    act(G2, s, 1, "set:0", "card:Ruby")
+    assert set_names(G2, s, 0)[0] == ("Ruby", ["Ruby"] * 3, 0)
+    assert deciding(G2, s) == (0, "receive_guardian")  # the Guardian, now seat 1's only card, was forced
+    assert legal_names(G2, s, 0) == ["bank[Gem Guardian]", "set[0]"]
+    act(G2, s, 0, "set:0")
+    assert set_names(G2, s, 0) == [("Ruby", ["Ruby"] * 3, 1), ("Onyx", ["Onyx"] * 3, 0),
+                                   ("Quartz", ["Quartz"] * 2, 0)]
+    assert s.vaults[0] == [] and paid_and_forgiven(s) == (["Ruby", "Gem Guardian", "Quartz", "Quartz"], [[1, 6]])

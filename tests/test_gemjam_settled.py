@@ -217,6 +217,9 @@ def test_s14_win_once_a_payment_has_completed_the_fourth_set():
     s = table(G, hands={0: ["Shakedown", "Gold 1"]}, vaults={1: ["Gold 1"]},
               shrines={0: FOUR[:3] + [("Diamond", ["Diamond"])], 1: [("Diamond", ["Diamond"])]})
     act(G, s, 0, "play:Shakedown", "target_player:1")
+    # 4 eligible for 5: everything goes, the payer choosing the order; the Diamond first completes
+    # seat 0's fourth set while the Gold 1 is still to come
+    act(G, s, 1, "set:0", "card:Diamond")
     assert s.over and s.winners == [0]
     assert names(G, s.vaults[0]) == ["Gold 1"]  # the whole payment was made first
 

@@ -670,16 +670,16 @@ def _task_pay(state, cfg, t):
     _, payer, recv, left = t
     if left <= 0:
         return
-    cands, total = payable(state, cfg, payer)
+    cands, _ = payable(state, cfg, payer)
     if not cands:
         event(state, "forgiven", payer, left)
         return
-    if total <= left:
-        # everything eligible goes anyway: one card at a time in a fixed order (Vault, then each
-        # set, its Guardian first), which changes nothing but the order of arrival; still asked as
-        # a (forced) decision, so that the log does not tell others that the payer's remaining
-        # Vault cards are worthless (S-141)
-        cands = cands[:1]
+    # every eligible card is offered, whether or not everything eligible covers the amount: the
+    # receiver places each card before the next, so even when all of it goes the order decides
+    # where cards land (a Guardian received before the gem that completes a set cannot guard it).
+    # A short payment is thus asked exactly like any other (a step with one legal answer is
+    # forced, as everywhere), and nothing others see tells whether the payer's cards cover the
+    # debt (docs/gemjam.md "Gem Jam and payments", "Hidden information")
     ask(state, cfg, payer, "pay", cands, {"r": recv, "left": left})
 
 
