@@ -152,7 +152,7 @@ def test_shipped_megagem_configs_train_on_every_chart_against_the_family():
         assert pool_baselines(cfg.pool) == ["heuristic", "tuned"] + [f"tuned_family:{k}" for k in range(members)]
         assert cfg.name == f"megagem_{name}"
     default = load_config(CONFIGS / "selfplay.yaml")
-    assert default.max_train_minutes is None and default.total_timesteps == 3_000_000  # the make train budget: work
+    assert default.max_train_minutes is None and default.total_timesteps == 2_000_000  # the make train budget: work
 
 
 @pytest.mark.parametrize("override, message", [

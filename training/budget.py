@@ -31,7 +31,7 @@ class TimeLimit:
 
     def allows(self, where: str | None = None) -> bool:
         """True while there is time left (always, without a limit). The first call past the limit records
-        ``where`` (what was cut, e.g. ``"PPO after 1,200,000 of 3,000,000 decisions"``) and returns False,
+        ``where`` (what was cut, e.g. ``"PPO after 1,200,000 of 2,000,000 decisions"``) and returns False,
         as does every call after it."""
         if self.cut is not None:
             return False
