@@ -17,6 +17,12 @@ decoded) and the ``.pth`` state dicts with ``torch.load(weights_only=True)``, wh
 object but tensors and plain containers; the actor's shape comes from the weights and its
 activation from the plain-text ``policy_kwargs.activation_fn``. An ``.npz`` is read with
 ``allow_pickle=False``. A file that would need code to load is a :class:`PolicyLoadError`.
+
+**Loading is bounded.** Only a regular file is opened (a FIFO or a device is refused at once, never
+waited on), of at most :data:`MAX_MODEL_FILE_BYTES` and :data:`MAX_MEMBERS` members; each member read
+may expand to :data:`MAX_MEMBER_BYTES` and all of them together to :data:`MAX_READ_BYTES`, as their
+sizes in the archive's directory say (a member that holds more than it declares fails its check
+when read); JSON in the file may nest :data:`MAX_JSON_DEPTH` levels. Any of these is one line.
 """
 from __future__ import annotations
 
@@ -26,11 +32,13 @@ import os
 import re
 import zipfile
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from gemenvs.agents.base import BaseAgent, check_batch, legal_actions, legal_counts
 from gemenvs.agents.features import ObservationFeatures, features_from_dict
+from gemenvs.files import FileProblem, json_depth, open_regular
 
 #: activations PolicyAgent can run, by the name of their torch module
 ACTIVATIONS = {
@@ -46,15 +54,34 @@ class PolicyLoadError(ValueError):
     """A policy file that exists but cannot be read as a policy (corrupt, or not a policy)."""
 
 
-def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
+def write_npz(path, arrays: dict[str, np.ndarray]) -> None:
     """Write ``arrays`` as an uncompressed ``.npz`` whose bytes depend on the arrays alone (``np.savez`` stamps
-    each member with the time it was written): the same weights make the same file on any machine, any day."""
+    each member with the time it was written): the same weights make the same file on any machine, any day.
+    ``path``: a binary file object, or a path, written all or nothing and never through a symbolic link
+    (:func:`gemenvs.files.write_file`)."""
+    if not hasattr(path, "write"):
+        from gemenvs.files import user_folder, write_file
+
+        path = Path(path)
+        buffer = io.BytesIO()
+        write_npz(buffer, arrays)
+        write_file(user_folder(path), path.name, buffer.getvalue())
+        return
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
         for name, array in arrays.items():
             info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             info.external_attr = 0o644 << 16
             with zf.open(info, "w", force_zip64=True) as f:
                 np.lib.format.write_array(f, np.asanyarray(array), allow_pickle=False)
+
+
+def _is_policy_npz(path: Path) -> bool:
+    """Whether ``path`` is an ``.npz`` with a policy header (what :meth:`PolicyAgent.save` may replace)."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return "header.npy" in zf.namelist()
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return False
 
 
 class PolicyAgent(BaseAgent):
@@ -309,7 +336,11 @@ class PolicyAgent(BaseAgent):
         return cls(layers, activation, deterministic=deterministic, seed=seed, metadata=metadata, features=features)
 
     def save(self, path: str | os.PathLike) -> Path:
-        """Write the policy as an ``.npz`` that :meth:`load` reads with numpy only."""
+        """Write the policy as an ``.npz`` that :meth:`load` reads with numpy only: all or nothing, never through
+        a symbolic link, and over an existing file only when that is a policy too (else
+        :class:`gemenvs.files.WriteRefused`)."""
+        from gemenvs.files import WriteRefused, existing_head, user_folder, write_file
+
         path = Path(path)
         if path.suffix != ".npz":
             raise ValueError(f"PolicyAgent.save writes .npz files; got {path}")
@@ -318,17 +349,19 @@ class PolicyAgent(BaseAgent):
             arrays[f"weight_{k}"], arrays[f"bias_{k}"] = w, b
         header = {"format": "gemenvs-policy", "version": 1, "activation": self.activation,
                   "layers": len(self.layers), "metadata": self.metadata}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        write_npz(tmp, {"header": np.array(json.dumps(header)), **arrays})
-        os.replace(tmp, path)
+        folder = user_folder(path)
+        if existing_head(folder, path.name, 4) is not None and not _is_policy_npz(folder / path.name):
+            raise WriteRefused(f"{path} exists and is not a policy file; refusing to overwrite it")
+        buffer = io.BytesIO()
+        write_npz(buffer, {"header": np.array(json.dumps(header)), **arrays})
+        write_file(folder, path.name, buffer.getvalue())
         return path
 
     @classmethod
     def load(cls, path: str | os.PathLike, deterministic: bool = True, seed: int | None = None) -> "PolicyAgent":
         """Read a MaskablePPO ``.zip`` or a PolicyAgent ``.npz``; a missing or unreadable file is a clear error."""
         path = Path(path)
-        if not path.is_file():
+        if not path.exists():
             raise FileNotFoundError(f"no policy file at {path}")
         if path.suffix == ".npz":
             return cls._load_npz(path, deterministic, seed)
@@ -338,18 +371,28 @@ class PolicyAgent(BaseAgent):
 
     @classmethod
     def _load_npz(cls, path: Path, deterministic: bool, seed: int | None) -> "PolicyAgent":
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                header = json.loads(str(data["header"]))
-                if header.get("format") != "gemenvs-policy":
-                    raise ValueError("not a gemenvs policy")
-                layers = [(data[f"weight_{k}"], data[f"bias_{k}"]) for k in range(int(header["layers"]))]
-            metadata = header.get("metadata") or {}
-            features = features_from_dict(metadata["features"]) if "features" in metadata else None
-            return cls(layers, header["activation"], deterministic=deterministic, seed=seed, metadata=metadata,
-                       features=features)
-        except Exception as e:  # zipfile, pickle, KeyError, JSON, shape errors: all mean "not a policy"
-            raise PolicyLoadError(f"{path} is not a readable PolicyAgent .npz file ({type(e).__name__}: {e})") from e
+        with _open_model(path, "PolicyAgent .npz file", f"no policy file at {path}") as f:
+            _check_zip(f, path, None, "PolicyAgent .npz file")
+            try:
+                return cls._read_npz(f, path, deterministic, seed)
+            except PolicyLoadError:
+                raise
+            except Exception as e:  # zipfile, pickle, KeyError, JSON, shape errors: all mean "not a policy"
+                raise PolicyLoadError(f"{path} is not a readable PolicyAgent .npz file "
+                                      f"({type(e).__name__}: {' '.join(str(e).split())})") from None
+
+    @classmethod
+    def _read_npz(cls, f: BinaryIO, path: Path, deterministic: bool, seed: int | None) -> "PolicyAgent":
+        """The policy of an open ``.npz`` whose members were checked by :func:`_check_zip`."""
+        with np.load(f, allow_pickle=False) as data:
+            header = _plain_json(str(data["header"]), f"{path}: header")
+            if not isinstance(header, dict) or header.get("format") != "gemenvs-policy":
+                raise ValueError("not a gemenvs policy")
+            layers = [(data[f"weight_{k}"], data[f"bias_{k}"]) for k in range(int(header["layers"]))]
+        metadata = header.get("metadata") or {}
+        features = features_from_dict(metadata["features"]) if "features" in metadata else None
+        return cls(layers, header["activation"], deterministic=deterministic, seed=seed, metadata=metadata,
+                   features=features)
 
     @classmethod
     def _load_zip(cls, path: Path, deterministic: bool, seed: int | None) -> "PolicyAgent":
@@ -367,8 +410,76 @@ class PolicyAgent(BaseAgent):
 
 #: SB3 zip members read as state dicts (each a torch-saved dict of tensors)
 _STATE_DICT_NAMES = ("policy", "policy.optimizer")
-#: the most bytes one zip member may expand to (a guard against zip bombs; our largest models are ~10 MB)
-MAX_MEMBER_BYTES = 512 * 2**20
+# The caps of a model file (guards against zip bombs). Our largest models are about 10 MB; the limits of
+# ppo.net_arch (at most 4 hidden layers of at most 1024) keep a Gem Jam policy.pth under 60 MB and its
+# optimizer state under 120 MB.
+#: the most bytes one member read from a model file may expand to
+MAX_MEMBER_BYTES = 128 * 2**20
+#: the most bytes the members read from one model file may expand to in all (a zip's data and state dicts,
+#: every member of an .npz)
+MAX_READ_BYTES = 256 * 2**20
+#: the largest model file
+MAX_MODEL_FILE_BYTES = 256 * 2**20
+#: the most members a model file may list (a MaskablePPO zip has 6, a PolicyAgent .npz two a layer and a header)
+MAX_MEMBERS = 1_000
+#: the deepest JSON nesting of a zip's data or an .npz header (SB3 writes 4 levels)
+MAX_JSON_DEPTH = 64
+
+
+def _open_model(path: Path, what: str, missing: str) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file of at most :data:`MAX_MODEL_FILE_BYTES`; a missing file
+    is a FileNotFoundError saying ``missing``, any other problem a one-line :class:`PolicyLoadError`."""
+    try:
+        return open_regular(path, MAX_MODEL_FILE_BYTES, what)
+    except FileNotFoundError:
+        raise FileNotFoundError(missing) from None
+    except FileProblem as e:
+        raise PolicyLoadError(str(e)) from None
+    except OSError as e:
+        raise PolicyLoadError(f"{path}: cannot read the file ({e.strerror or e})") from None
+
+
+def _check_zip(f: BinaryIO, path: Path, read: list[str] | None, what: str) -> None:
+    """Refuse a zip archive (open as ``f``) that lists more than :data:`MAX_MEMBERS` members, or whose members
+    to be read (``read``: those of these names it has; None: every member) expand past :data:`MAX_MEMBER_BYTES`
+    each or :data:`MAX_READ_BYTES` in all, by the sizes its directory declares. Leaves ``f`` at its start."""
+    end_record = getattr(zipfile, "_EndRecData", None)  # the count, read before zipfile builds every entry
+    if end_record is not None:
+        record = end_record(f)
+        if record and record[zipfile._ECD_ENTRIES_TOTAL] > MAX_MEMBERS:
+            raise PolicyLoadError(f"{path}: {record[zipfile._ECD_ENTRIES_TOTAL]:,} members, more than the "
+                                  f"{MAX_MEMBERS:,} a model file may have")
+    f.seek(0)
+    try:
+        with zipfile.ZipFile(f) as archive:
+            infos = archive.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
+        raise PolicyLoadError(f"{path} is not a readable {what} ({type(e).__name__}: {e})") from None
+    finally:
+        f.seek(0)
+    if len(infos) > MAX_MEMBERS:
+        raise PolicyLoadError(f"{path}: {len(infos):,} members, more than the {MAX_MEMBERS:,} a model file may have")
+    chosen = [i for i in infos if read is None or i.filename in read]
+    for info in chosen:
+        if info.file_size > MAX_MEMBER_BYTES:
+            raise PolicyLoadError(f"{path}: member {info.filename!r} expands to {info.file_size:,} bytes, more than "
+                                  f"the {MAX_MEMBER_BYTES:,} a member may have")
+    total = sum(i.file_size for i in chosen)
+    if total > MAX_READ_BYTES:
+        raise PolicyLoadError(f"{path}: the members read ({', '.join(i.filename for i in chosen)}) expand to "
+                              f"{total:,} bytes in all, more than the {MAX_READ_BYTES:,} a model may have")
+
+
+def _plain_json(text: str | bytes, where: str) -> Any:
+    """``json.loads(text)``, nested at most :data:`MAX_JSON_DEPTH` levels (else a one-line PolicyLoadError)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        value = None
+    else:
+        if json_depth(value) <= MAX_JSON_DEPTH:
+            return value
+    raise PolicyLoadError(f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
 
 
 def read_sb3_zip(path: str | os.PathLike, state_dicts: tuple[str, ...] = _STATE_DICT_NAMES) -> tuple[dict, dict]:
@@ -381,24 +492,25 @@ def read_sb3_zip(path: str | os.PathLike, state_dicts: tuple[str, ...] = _STATE_
     containers (a pickle that would run code) is refused. Any problem is a :class:`PolicyLoadError`.
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no model file at {path}")
-    if not zipfile.is_zipfile(path):
+    with _open_model(path, "saved MaskablePPO model", f"no model file at {path}") as f:
+        return _read_sb3_zip(f, path, state_dicts)
+
+
+def _read_sb3_zip(f: BinaryIO, path: Path, state_dicts: tuple[str, ...]) -> tuple[dict, dict]:
+    """:func:`read_sb3_zip` of the open file ``f``."""
+    if not zipfile.is_zipfile(f):
         raise PolicyLoadError(f"{path} is not a zip archive, so not a saved MaskablePPO model")
     try:
         import torch
     except ImportError as e:  # pragma: no cover - the train extra is missing
         raise ImportError("loading a .zip policy needs torch: pip install 'gemenvs[train]'") from e
+    _check_zip(f, path, ["data"] + [f"{name}.pth" for name in state_dicts], "saved MaskablePPO model")
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(f) as archive:
             infos = {info.filename: info for info in archive.infolist()}
-            for info in infos.values():
-                if info.file_size > MAX_MEMBER_BYTES:
-                    raise PolicyLoadError(f"{path}: member {info.filename!r} expands to {info.file_size} bytes "
-                                          f"(more than {MAX_MEMBER_BYTES}), refused")
             if "data" not in infos:
                 raise PolicyLoadError(f"{path} has no 'data' member, so it is not a saved MaskablePPO model")
-            raw = json.loads(archive.read("data").decode("utf-8"))
+            raw = _plain_json(archive.read("data").decode("utf-8"), f"{path}: data")
             if not isinstance(raw, dict):
                 raise PolicyLoadError(f"{path}: 'data' is not a JSON object")
             data = {key: ({k: v for k, v in value.items() if k != ":serialized:"}
@@ -425,19 +537,25 @@ def read_sb3_zip(path: str | os.PathLike, state_dicts: tuple[str, ...] = _STATE_
         raise
     except Exception as e:  # zipfile, JSON or UTF-8 errors: all mean "not a model"
         raise PolicyLoadError(f"{path} could not be read as a saved MaskablePPO model "
-                              f"({type(e).__name__}: {e})") from None
+                              f"({type(e).__name__}: {' '.join(str(e).split())})") from None
 
 
 def _actor_layers(state: dict) -> list[tuple[np.ndarray, np.ndarray]]:
     """``(weight, bias)`` of the actor's linear layers (``mlp_extractor.policy_net.*``, then ``action_net``)."""
     import torch
 
+    if not all(isinstance(k, str) for k in state):
+        raise ValueError(f"policy.pth's keys must be parameter names (strings); found {_keys_text(state)}")
     extra = sorted(k for k in state if not k.startswith(("mlp_extractor.", "action_net.", "value_net.")) and k != "log_std")
     if extra:
         raise ValueError(f"PolicyAgent plays MlpPolicy actors over flat observations; this policy also has "
                          f"parameters {extra[:3]} (a features extractor or another policy class)")
     hidden = sorted({int(m.group(1)) for k in state if (m := re.fullmatch(r"mlp_extractor\.policy_net\.(\d+)\.weight", k))})
     names = [f"mlp_extractor.policy_net.{i}" for i in hidden] + ["action_net"]
+    missing = [key for name in names for key in (f"{name}.weight", f"{name}.bias") if key not in state]
+    if missing:
+        raise ValueError(f"policy.pth has no {', '.join(missing)}: expected an MlpPolicy actor, a weight and a "
+                         f"bias for each mlp_extractor.policy_net.<k> and for action_net; found {_keys_text(state)}")
     layers = []
     for name in names:
         w, b = state[f"{name}.weight"], state[f"{name}.bias"]
@@ -445,6 +563,13 @@ def _actor_layers(state: dict) -> list[tuple[np.ndarray, np.ndarray]]:
             raise ValueError(f"{name} is not a linear layer's weight and bias")
         layers.append((w.detach().to(torch.float32).numpy().T.copy(), b.detach().to(torch.float32).numpy().copy()))
     return layers
+
+
+def _keys_text(state: dict, shown: int = 8) -> str:
+    """The first keys of a state dict, in one short line."""
+    keys = sorted(map(repr, state)) if not all(isinstance(k, str) for k in state) else sorted(state)
+    text = ", ".join(str(k)[:80] for k in keys[:shown])
+    return f"{text}{', ...' if len(keys) > shown else ''} ({len(keys)} keys)" if keys else "no keys"
 
 
 def _activation_name(data: dict) -> str:

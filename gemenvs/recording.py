@@ -19,12 +19,19 @@ another format or version, names an unknown environment, holds an illegal or mis
 decision, stops before the game ends or states another result is a :class:`RecordingError`
 whose one-line message names the file and the line. A custom card manifest is saved inline,
 never as a path, so that reading a saved game opens no other file.
+
+Reading is bounded (:mod:`gemenvs.files`): only a regular file is opened (a FIFO or a device is
+refused at once, never waited on), it is read one line at a time and replayed as it is read, and
+it stops at the first line past :data:`MAX_LINE_BYTES`, :data:`MAX_GAME_LINES` or
+:data:`MAX_GAME_BYTES`, nested deeper than :data:`MAX_JSON_DEPTH`, or that does not replay.
 """
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import os
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,12 +40,25 @@ from typing import Any
 import numpy as np
 
 from gemenvs.core.engine import Game, StateError, as_action_id, check_json, check_seed
+from gemenvs.files import FileProblem, iter_lines, loads_json
 
 #: the ``format`` field of every saved game
 FORMAT = "gemenvs-game"
 #: the version of the format this module writes and reads
 VERSION = 1
 HEADER_KEYS = ("format", "version", "env", "options", "seed", "players")
+
+# The caps of a saved game (load_game, parse_game). The longest games of the suite log about 1,000
+# decisions (Gem Jam, 4 players; MegaGem and GEM games fewer than 200), each line about 12 bytes;
+# the header holds the options, an inline card manifest included (the stock Gem Jam one: 7 KB).
+#: the longest line (in UTF-8 bytes, the line break not counted)
+MAX_LINE_BYTES = 2**20
+#: the most lines of a saved game, blank lines included (20 times the longest games)
+MAX_GAME_LINES = 20_000
+#: the largest saved game, in bytes
+MAX_GAME_BYTES = 16 * 2**20
+#: the deepest JSON nesting of a line (a header with an inline manifest nests 6 levels)
+MAX_JSON_DEPTH = 16
 
 
 class RecordingError(ValueError):
@@ -123,12 +143,24 @@ def save_game(path: str | os.PathLike, game: Game, state, env_name: str | None =
     """Write the finished ``state`` of ``game`` to ``path`` as a saved game and return the path.
 
     ``env_name`` defaults to the game's environment (``"megagem_v0"``...); ``players`` names the
-    agent of every seat (default ``"unknown"``).
+    agent of every seat (default ``"unknown"``). The file is written all or nothing and never through a
+    symbolic link; an existing file is replaced only when it is a saved game too (else
+    :class:`gemenvs.files.WriteRefused`, one line).
     """
+    from gemenvs.files import WriteRefused, existing_head, user_folder, write_file
+
     text = "\n".join(game_lines(game, state, env_name, players)) + "\n"
     path = Path(path)
-    path.write_text(text, encoding="utf-8")
+    folder = user_folder(path)
+    head = existing_head(folder, path.name, 64)
+    if head is not None and not head.startswith(_SAVED_GAME_START):
+        raise WriteRefused(f"{path} exists and is not a saved game; refusing to overwrite it")
+    write_file(folder, path.name, text)
     return path
+
+
+#: how every saved game's file begins (the header's first key, as :func:`game_lines` writes it)
+_SAVED_GAME_START = json.dumps({"format": FORMAT})[:-1].encode()
 
 
 @dataclass
@@ -178,10 +210,6 @@ def _fail(source: str, line: int | None, message: str) -> RecordingError:
     return RecordingError(where + " ".join(str(message).split()))
 
 
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not JSON data")
-
-
 def _parse_header(header: Any, source: str) -> tuple[Game, dict]:
     """Check line 1 and build its game; return the game and the header."""
     if not isinstance(header, dict) or header.get("format") != FORMAT:
@@ -215,6 +243,12 @@ def _parse_header(header: Any, source: str) -> tuple[Game, dict]:
     players = header["players"]
     if not (isinstance(players, list) and all(isinstance(p, str) for p in players)):
         raise _fail(source, 1, "players must be a list of names")
+    for seat, name in enumerate(players):
+        bad = next((c for c in name if unicodedata.category(c) in ("Cc", "Cs")), None)
+        if bad is not None:
+            what = "a lone surrogate" if unicodedata.category(bad) == "Cs" else "a control character"
+            raise _fail(source, 1, f"the name of seat {seat} holds {what} ({bad!r}); names are printed, so they "
+                                  f"must be printable text")
     if len(players) != game.num_players:
         raise _fail(source, 1, f"{len(players)} player names for a {game.num_players}-player game")
     return game, header
@@ -227,11 +261,11 @@ def _parse_entry(entry: Any, source: str, line: int, game: Game) -> list[int]:
         raise _fail(source, line, f"expected a decision [seat, action, forced], got {_short(entry)}")
     p, a, forced = entry
     if forced not in (0, 1):
-        raise _fail(source, line, f"forced must be 0 or 1, got {forced!r}")
+        raise _fail(source, line, f"forced must be 0 or 1, got {_short(forced)}")
     if not 0 <= p < game.num_players:
-        raise _fail(source, line, f"no seat {p} in a {game.num_players}-player game")
+        raise _fail(source, line, f"no seat {_short(p)} in a {game.num_players}-player game")
     if not 0 <= a < game.num_actions:
-        raise _fail(source, line, f"action {a} is outside 0..{game.num_actions - 1}")
+        raise _fail(source, line, f"action {_short(a)} is outside 0..{game.num_actions - 1}")
     return [p, a, forced]
 
 
@@ -255,70 +289,119 @@ def _short(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _replay(game: Game, seed: int, log: list[list[int]], source: str):
-    """Replay ``log`` with the engine's checks; errors name the line (entry k is line k + 2)."""
-    state = game.new_state(seed)
-    for k, entry in enumerate(log):
-        line = k + 2
-        p, a, forced = entry
-        if k < len(state.log):
-            if state.log[k] != entry:
-                p2, a2, _ = state.log[k]
-                raise _fail(source, line, f"the replay has a forced decision here ({game.action_name(a2)} by "
-                                          f"player_{p2}), not {entry}")
-            continue
-        if forced:
-            raise _fail(source, line, "marked forced, but the replay offers a choice here")
-        reason = game.why_illegal(state, p, a)
-        if reason is not None:
-            raise _fail(source, line, f"illegal decision {game.safe_action_name(a)} by player_{p}: {reason}")
-        game.apply_legal(state, p, a)
-    end = len(log) + 2  # the result line, where the missing decisions would be
+def _replay_entry(game: Game, state, k: int, entry: list[int], source: str, line: int) -> None:
+    """Play log entry ``k`` (on ``line``) on ``state`` with the engine's checks: a forced decision the engine
+    already played must match it; a choice must be legal."""
+    p, a, forced = entry
+    if k < len(state.log):
+        if state.log[k] != entry:
+            p2, a2, _ = state.log[k]
+            raise _fail(source, line, f"the replay has a forced decision here ({game.action_name(a2)} by "
+                                      f"player_{p2}), not {entry}")
+        return
+    if forced:
+        raise _fail(source, line, "marked forced, but the replay offers a choice here")
+    reason = game.why_illegal(state, p, a)
+    if reason is not None:
+        raise _fail(source, line, f"illegal decision {game.safe_action_name(a)} by player_{p}: {reason}")
+    game.apply_legal(state, p, a)
+
+
+def _check_end(game: Game, state, log: list[list[int]], result: dict, source: str, line: int) -> None:
+    """The replay after the whole log must be over and give the stated ``result`` (the result is on ``line``)."""
     if len(state.log) > len(log):
-        raise _fail(source, end, f"the log stops before the forced decisions the engine plays after it "
-                                 f"({len(state.log) - len(log)} missing)")
+        raise _fail(source, line, f"the log stops before the forced decisions the engine plays after it "
+                                  f"({len(state.log) - len(log)} missing)")
     if not game.is_over(state):
-        raise _fail(source, end, "the log ends before the game does")
-    return state
-
-
-def parse_game(text: str, source: str = "<saved game>") -> SavedGame:
-    """Read a saved game from its text (see :func:`load_game`); ``source`` names it in errors."""
-    lines = text.split("\n")
-    while lines and not lines[-1].strip():
-        lines.pop()
-    if not lines:
-        raise _fail(source, None, "empty file, not a saved gemenvs game")
-    data = []
-    for k, line in enumerate(lines, start=1):
-        if not line.strip():
-            raise _fail(source, k, "empty line")
-        try:
-            data.append(json.loads(line, parse_constant=_reject_constant))
-        except ValueError as e:
-            raise _fail(source, k, f"not JSON ({getattr(e, 'msg', e)})") from None
-    game, header = _parse_header(data[0], source)
-    if len(data) < 2:
-        raise _fail(source, 2, "the file ends after the header (no result line)")
-    log = [_parse_entry(entry, source, k, game) for k, entry in enumerate(data[1:-1], start=2)]
-    result = _parse_result(data[-1], source, len(data), game)
-    state = _replay(game, header["seed"], log, source)
+        raise _fail(source, line, "the log ends before the game does")
     res = game.results(state)
     if [float(s) for s in result["scores"]] != [float(s) for s in res.scores]:
-        raise _fail(source, len(data), f"result scores {result['scores']} are not the replay's {_plain(list(res.scores))}")
+        raise _fail(source, line, f"result scores {result['scores']} are not the replay's {_plain(list(res.scores))}")
     if sorted(result["winners"]) != sorted(int(w) for w in res.winners):
-        raise _fail(source, len(data), f"result winners {result['winners']} are not the replay's {list(res.winners)}")
+        raise _fail(source, line, f"result winners {result['winners']} are not the replay's {list(res.winners)}")
+
+
+def _read_lines(lines: Iterator[tuple[int, str]], source: str) -> SavedGame:
+    """Check and replay a saved game from its ``(line number, text)`` pairs, one line at a time: each decision is
+    replayed as it is read, so the first line that does not fit the game stops the reading."""
+    game = header = state = result = None
+    log: list[list[int]] = []
+    blank = last = None
+    for number, line in lines:
+        if number > MAX_GAME_LINES:
+            raise _fail(source, number, f"more than the {MAX_GAME_LINES:,} lines a saved game may have")
+        if not line.strip():
+            blank = blank or number
+            continue
+        if blank is not None:
+            raise _fail(source, blank, "empty line")
+        if result is not None:
+            raise _fail(source, number, "a line after the result line (the result is the last line)")
+        try:
+            data = loads_json(line, f"{source}: line {number}", MAX_JSON_DEPTH)
+        except FileProblem as e:
+            raise RecordingError(str(e)) from None
+        last = number
+        if game is None:
+            game, header = _parse_header(data, source)
+            state = game.new_state(header["seed"])
+        elif isinstance(data, dict) and "result" in data:
+            result = _parse_result(data, source, number, game)
+            _check_end(game, state, log, result, source, number)
+        else:
+            entry = _parse_entry(data, source, number, game)
+            _replay_entry(game, state, len(log), entry, source, number)
+            log.append(entry)
+    if game is None:
+        raise _fail(source, None, "empty file, not a saved gemenvs game")
+    if result is None:
+        if not log:
+            raise _fail(source, 2, "the file ends after the header (no result line)")
+        raise _fail(source, last, "the last line must be {\"result\": {\"scores\": [...], \"winners\": [...]}}")
     return SavedGame(env=header["env"], options=header["options"], seed=int(header["seed"]), log=log,
                      players=list(header["players"]), result=result)
 
 
-def load_game(path: str | os.PathLike) -> SavedGame:
-    """Read and check a saved game (a full replay); any problem is a one-line :class:`RecordingError`."""
-    source = os.fspath(path)
+def _text_lines(text: str, source: str) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of each line of ``text``, with the caps of a saved file (lengths in UTF-8 bytes)."""
+    if len(text) > MAX_GAME_BYTES // 4 and len(text.encode("utf-8", "surrogatepass")) > MAX_GAME_BYTES:
+        raise _fail(source, None, f"more than the {MAX_GAME_BYTES:,} bytes a saved game may have")
+    for number, line in enumerate(io.StringIO(text, newline="\n"), start=1):
+        line = line[:-1] if line.endswith("\n") else line
+        line = line[:-1] if line.endswith("\r") else line
+        if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8", "surrogatepass")) > MAX_LINE_BYTES:
+            raise _fail(source, number, f"longer than the {MAX_LINE_BYTES:,} bytes a line of a saved game may have")
+        yield number, line
+
+
+def parse_game(text: str, source: str = "<saved game>") -> SavedGame:
+    """Read a saved game from its text (see :func:`load_game`; the same caps); ``source`` names it in errors."""
+    return _read_lines(_text_lines(text, source), source)
+
+
+def _file_lines(path: str | os.PathLike, source: str) -> Iterator[tuple[int, str]]:
+    """The lines of a saved-game file (:func:`gemenvs.files.iter_lines` with this module's caps), each problem of
+    reading a :class:`RecordingError` naming the file (and the line, for a line too long or not UTF-8)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-        raise _fail(source, None, f"cannot read the file ({reason})") from None
-    return parse_game(text, source)
+        yield from iter_lines(path, MAX_LINE_BYTES, MAX_GAME_LINES + 1, MAX_GAME_BYTES, "saved game")
+    except OSError as e:
+        raise _fail(source, None, f"cannot read the file ({e.strerror or e})") from None
+    except FileProblem as e:
+        text = str(e)
+        for prefix in (source, str(Path(source))):
+            if text.startswith(prefix):
+                text = text[len(prefix):]
+                break
+        line = None
+        if text.startswith(", line "):
+            number, _, text = text[len(", line "):].partition(": ")
+            line = int(number.replace(",", "")) if number.replace(",", "").isdigit() else None
+        raise _fail(source, line, "cannot read the file: " + text.lstrip(": ")) from None
+
+
+def load_game(path: str | os.PathLike) -> SavedGame:
+    """Read and check a saved game (a full replay, line by line, within :data:`MAX_LINE_BYTES`,
+    :data:`MAX_GAME_LINES` and :data:`MAX_GAME_BYTES`); any problem, a file that is not a regular file
+    included, is a one-line :class:`RecordingError`."""
+    source = os.fspath(path)
+    return _read_lines(_file_lines(path, source), source)

@@ -8,7 +8,6 @@ import sys
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -40,7 +39,6 @@ def test_throughput_builds_every_environment_through_the_current_api():
     pytest.importorskip("rlcard")
     pytest.importorskip("pygame")
     throughput = _script("throughput")
-    rng = np.random.default_rng(0)
     with warnings.catch_warnings():
         for category in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
             warnings.simplefilter("error", category)

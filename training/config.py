@@ -5,7 +5,9 @@ nested as the dataclasses are (``ppo: {learning_rate: 0.0003}``); the command li
 them with dotted keys (``ppo.learning_rate=1e-4``, ``env.options.num_players=3``). An unknown
 key (with a "did you mean" suggestion), a value of the wrong type, a value out of range or an
 unknown opponent is a one-line :class:`ConfigError` naming the key, raised before any run
-folder is made. Defaults are per game: ``name``, ``pool.baselines`` and ``eval.opponents`` left
+folder is made. A config file is read only if it is a regular file (a FIFO or a device is refused
+at once) of at most :data:`MAX_CONFIG_BYTES`, nested at most :data:`MAX_CONFIG_DEPTH` levels and
+without YAML aliases (``*name``, which could repeat one value exponentially often). Defaults are per game: ``name``, ``pool.baselines`` and ``eval.opponents`` left
 null are filled in from the game of ``env.id`` (``<game>_selfplay`` and every baseline of
 :data:`gemenvs.agents.registry.BASELINES`), and ``env.options`` defaults to none (the game's own).
 
@@ -30,6 +32,19 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal
 
 import yaml
+
+from gemenvs.files import FileProblem, read_bytes
+
+#: the largest config file read (the shipped ones are under 4 KB)
+MAX_CONFIG_BYTES = 2**20
+#: the deepest nesting of a config file or an override value (the fields nest 3 levels, env.options more)
+MAX_CONFIG_DEPTH = 32
+#: the largest seed: every seed a run derives from it (plus an offset of a few million, plus a step count of at most
+#: total_timesteps) stays within the 0..2**32-1 that numpy's legacy seeding (SB3's set_random_seed) accepts
+MAX_CONFIG_SEED = 2**31 - 1
+#: the largest ppo.net_arch layer, and the most hidden layers (which keep a model file within
+#: gemenvs.agents.policy.MAX_MEMBER_BYTES)
+MAX_LAYER_SIZE, MAX_HIDDEN_LAYERS = 1024, 4
 
 
 class ConfigError(ValueError):
@@ -69,7 +84,7 @@ class PPOConfig:
     """MaskablePPO hyperparameters (sb3-contrib names)."""
 
     learning_rate: float = 3e-4
-    """Adam step size (> 0)"""
+    """Adam step size, in (0, 1)"""
     n_steps: int = 512
     """learner decisions collected per environment before each update; n_steps * n_envs (one rollout)
     must be a whole number of batch_size minibatches"""
@@ -96,7 +111,8 @@ class PPOConfig:
     (>= 0; 0: none): fine-tuning may leave the cloned teacher only where the reward pays for it (AlphaStar-style);
     needs pretrain.teacher; backend lean"""
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
-    """hidden layer sizes (positive) of the actor and of the critic (separate networks); [] for linear ones"""
+    """hidden layer sizes of the actor and of the critic (separate networks): at most 4 layers of 1..1024 units;
+    [] for linear ones (each reads the observation directly)"""
     activation: Literal["tanh", "relu"] = "tanh"
     """activation between hidden layers"""
 
@@ -185,7 +201,7 @@ class PretrainConfig:
     batch_size: int = 512
     """minibatch size of the cloning steps"""
     learning_rate: float = 1e-3
-    """Adam step size of the cloning (> 0); self-play then uses ppo.learning_rate"""
+    """Adam step size of the cloning, in (0, 1); self-play then uses ppo.learning_rate"""
     value_coef: float = 0.5
     """weight of the critic's loss on the teacher games' discounted final rewards (>= 0)"""
     workers: int = 2
@@ -251,10 +267,10 @@ class TrainConfig:
     """replace an earlier run of the same name (otherwise starting over it is an error); only a folder
     that holds the .gemenvs-run marker that gemenvs-train writes into its run folders is ever deleted"""
     seed: int = 0
-    """seed (>= 0) of the model, the environments and the evaluation games"""
+    """seed of the model, the environments and the evaluation games, in 0..2**31-1 (2147483647)"""
     total_timesteps: int = 500_000
-    """the budget: learner decisions of PPO (summed over environments); the run ends with the first update at
-    or past it, so a seeded run does the same work, and ends with the same model, on any machine"""
+    """the budget: learner decisions of PPO (summed over environments), 1..1,000,000,000; the run ends with the first
+    update at or past it, so a seeded run does the same work, and ends with the same model, on any machine"""
     max_train_minutes: float | None = None
     """an opt-in wall-clock guard (> 0), or null (the default) for none: checked between units of work (teacher
     games, cloning minibatches, rollout steps; pretraining and periodic evaluations count in it, per run
@@ -393,10 +409,29 @@ def _parse_override(item: str) -> tuple[str, Any]:
     if not sep or not key:
         raise ConfigError(f"an override is key=value; got {item!r}")
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
+        value = _yaml_data(raw) if raw.strip() else ""
     except yaml.YAMLError as e:
         raise ConfigError(f"cannot parse the value of {key}: {raw!r} ({' '.join(str(e).split())})") from None
+    except ConfigError as e:
+        raise ConfigError(f"cannot take the value of {key}: {e}") from None
     return key, value
+
+
+def _yaml_data(text: str) -> Any:
+    """``yaml.safe_load(text)`` once its events show no alias and no nesting past :data:`MAX_CONFIG_DEPTH` (a
+    ConfigError naming neither key nor file; a yaml.YAMLError for text that is not YAML)."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):  # (the event parser does not recurse)
+        if isinstance(event, yaml.AliasEvent):
+            raise ConfigError(f"it holds the YAML alias *{event.anchor}: aliases are not read in a config; "
+                              f"write the value out")
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_CONFIG_DEPTH:
+                raise ConfigError(f"it is nested deeper than {MAX_CONFIG_DEPTH} levels")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return yaml.safe_load(text)
 
 
 def _apply_override(cfg: TrainConfig, item: str) -> None:
@@ -432,18 +467,22 @@ def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str
     cfg = TrainConfig()
     if path is not None:
         path = Path(path)
-        if not path.is_file():
-            raise ConfigError(f"no config file at {path}")
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_bytes(path, MAX_CONFIG_BYTES, "config file").decode("utf-8")
+        except FileNotFoundError:
+            raise ConfigError(f"no config file at {path}") from None
+        except FileProblem as e:
+            raise ConfigError(str(e)) from None
         except UnicodeDecodeError as e:
             raise ConfigError(f"{path} is not UTF-8 text (byte {e.start}: {e.reason})") from None
         except OSError as e:
             raise ConfigError(f"cannot read {path}: {e.strerror or e}") from None
         try:
-            data = yaml.safe_load(text)
+            data = _yaml_data(text)
         except yaml.YAMLError as e:
             raise ConfigError(f"{path} is not valid YAML: {' '.join(str(e).split())}") from None
+        except ConfigError as e:
+            raise ConfigError(f"{path}: {e}") from None
         data = {} if data is None else data
         try:
             _merge(cfg, data)
@@ -502,8 +541,8 @@ RANGES: dict[str, tuple[float, bool, float | None, bool]] = {
         "pretrain.dagger_rounds", "ppo.anchor_coef")},
     "ppo.batch_size": (2, True, None, False),  # SB3 normalises advantages over each minibatch
     "pretrain.batch_size": (1, True, None, False),
-    "pretrain.learning_rate": (0, False, None, False),
-    "ppo.learning_rate": (0, False, None, False),
+    "pretrain.learning_rate": (0, False, 1, False),
+    "ppo.learning_rate": (0, False, 1, False),
     "max_train_minutes": (0, False, None, False),
     "ppo.clip_range": (0, False, None, False),
     "ppo.max_grad_norm": (0, False, None, False),
@@ -517,6 +556,8 @@ RANGES: dict[str, tuple[float, bool, float | None, bool]] = {
     "rllib.train_batch_size": (1, True, None, False),
     "rllib.self_play_share": (0, True, 1, True),
 }
+#: upper limits of keys whose lower bound RANGES gives: key -> the largest value allowed
+LIMITS: dict[str, int] = {"seed": MAX_CONFIG_SEED, "total_timesteps": 1_000_000_000}
 
 
 def check_range(key: str, value: Any, nullable: bool = False) -> None:
@@ -526,12 +567,17 @@ def check_range(key: str, value: Any, nullable: bool = False) -> None:
     low, low_ok, high, high_ok = RANGES[key]
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{key} must be a finite number; got {value!r}")
-    ok = (value >= low if low_ok else value > low) and (high is None or (value <= high if high_ok else value < high))
-    if not ok:
-        if high is None:
+    above = value >= low if low_ok else value > low
+    below = high is None or (value <= high if high_ok else value < high)
+    if key in LIMITS and value > LIMITS[key]:
+        raise ConfigError(f"{key} must be at most {LIMITS[key]}{' or null' if nullable else ''}; got {value!r}")
+    if not (above and below):
+        if high is not None and low_ok and high_ok:
+            rule = f"in [{low}, {high}]"
+        elif not above:
             rule = f"at least {low}" if low_ok else f"greater than {low}"
         else:
-            rule = f"in [{low}, {high}]"
+            rule = f"at most {high}" if high_ok else f"less than {high}"
         raise ConfigError(f"{key} must be {rule}{' or null' if nullable else ''}; got {value!r}")
 
 
@@ -618,9 +664,14 @@ def validate(cfg: TrainConfig) -> None:
     per-game defaults (``name``, ``pool.baselines``, ``eval.opponents``)."""
     for key in RANGES:
         check_range(key, *_get(cfg, key))
+    if len(cfg.ppo.net_arch) > MAX_HIDDEN_LAYERS:
+        raise ConfigError(f"ppo.net_arch has {len(cfg.ppo.net_arch)} hidden layers; at most {MAX_HIDDEN_LAYERS} "
+                          f"([] for linear networks); got {cfg.ppo.net_arch}")
     for k, size in enumerate(cfg.ppo.net_arch):
         if size < 1:
             raise ConfigError(f"ppo.net_arch[{k}] must be a positive layer size; got {size}")
+        if size > MAX_LAYER_SIZE:
+            raise ConfigError(f"ppo.net_arch[{k}] must be a layer size of at most {MAX_LAYER_SIZE}; got {size}")
     rollout = cfg.ppo.n_steps * cfg.n_envs
     whole = cfg.backend == "sb3" or (cfg.backend == "lean" and cfg.lean.rollout == "lockstep")
     if whole and rollout % cfg.ppo.batch_size:  # (RLlib's PPO takes a last, smaller minibatch)

@@ -39,8 +39,8 @@ class ObservationSpec:
     def add(self, name: str, shape: int | tuple[int, ...], meaning: str, scale: float = 1.0,
             low: float = 0.0, high: float = 1.0) -> Slice:
         """Append a block after the previous one and return it (stored values lie in ``low..high``)."""
-        if isinstance(shape, int):
-            shape = (shape,)
+        if isinstance(shape, (int, np.integer)):
+            shape = (int(shape),)
         if name in self.names:
             raise ValueError(f"duplicate observation slice name {name!r}")
         s = Slice(name, self.size, tuple(int(d) for d in shape), meaning, float(scale), float(low), float(high))

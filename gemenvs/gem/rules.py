@@ -39,9 +39,11 @@ class Options:
     manifest: str | os.PathLike | Mapping | None = None
 
     def __post_init__(self):
-        check_int("num_players", self.num_players, min(PLAYER_COUNTS), max(PLAYER_COUNTS))
+        # stored as checked: a numpy integer or bool becomes a plain int or bool (options() is plain JSON)
+        object.__setattr__(self, "num_players",
+                           check_int("num_players", self.num_players, min(PLAYER_COUNTS), max(PLAYER_COUNTS)))
         check_choice("reinvest_cost", self.reinvest_cost, REINVEST_COSTS)
-        check_bool("opener_may_pass", self.opener_may_pass)
+        object.__setattr__(self, "opener_may_pass", check_bool("opener_may_pass", self.opener_may_pass))
         if self.manifest is not None and not isinstance(self.manifest, (str, os.PathLike, Mapping)):
             raise ValueError(f"manifest must be None, a path or a dict; got {type(self.manifest).__name__}")
 

@@ -78,11 +78,14 @@ class Options:
     manifest: str | os.PathLike | Mapping | None = None
 
     def __post_init__(self):
-        check_int("num_players", self.num_players, min(PLAYER_COUNTS), max(PLAYER_COUNTS))
+        # stored as checked: a numpy integer or bool becomes a plain int or bool (options() is plain JSON)
+        object.__setattr__(self, "num_players",
+                           check_int("num_players", self.num_players, min(PLAYER_COUNTS), max(PLAYER_COUNTS)))
         if self.turn_decision_limit is not None:
-            check_int("turn_decision_limit", self.turn_decision_limit, 1, 1000)
-        check_bool("sirens_call", self.sirens_call)
-        check_int("max_rounds", self.max_rounds, 1, 10_000)
+            object.__setattr__(self, "turn_decision_limit",
+                               check_int("turn_decision_limit", self.turn_decision_limit, 1, 1000))
+        object.__setattr__(self, "sirens_call", check_bool("sirens_call", self.sirens_call))
+        object.__setattr__(self, "max_rounds", check_int("max_rounds", self.max_rounds, 1, 10_000))
         if self.manifest is not None and not isinstance(self.manifest, (str, os.PathLike, Mapping)):
             raise ValueError(f"manifest must be None, a path or a dict; got {type(self.manifest).__name__}")
 

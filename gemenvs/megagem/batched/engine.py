@@ -635,11 +635,14 @@ class BatchedMegaGem:
             raise ValueError(f"actions must have shape (num_games, num_players) = ({B}, {n}); got {a.shape}")
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers; got dtype {a.dtype}")
-        at = a.T
+        play = a
+        if a.dtype.kind == "u" and a.dtype.itemsize >= 8:  # uint64 and the int64 tables mix as float64: as int64
+            play = np.minimum(a, np.iinfo(np.int64).max).astype(np.int64)  # (past int64: out of range, named as given)
+        at = play.T
         if self.check:
             self._check(a, at)
         if self._winner_revealing is not None:  # the revealing winner's action: reveal_start + colour
-            colour = a.reshape(-1).take(self._seat_at + self.winner, mode="clip").astype(np.uint8)
+            colour = play.reshape(-1).take(self._seat_at + self.winner, mode="clip").astype(np.uint8)
         else:
             colour = None
         result = self._end_games(self._play(at, colour))
