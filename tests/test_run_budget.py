@@ -58,7 +58,8 @@ def test_a_seeded_run_writes_the_same_files_on_a_quiet_and_on_a_busy_machine(tmp
         assert (ckpt / "policy.npz").read_bytes() == (busy / "checkpoints" / ckpt.name / "policy.npz").read_bytes()
     summary = json.loads((quiet / "results.json").read_text())
     assert summary["stopped_by_time_limit"] is False and not any("time limit" in n for n in summary["notes"])
-    assert summary["steps"] >= 2500 and summary["ppo_updates"] >= 8 and summary["total_timesteps"] == 2500
+    updates = len((quiet / "progress.csv").read_text().splitlines()) - 1  # (a row per update)
+    assert summary["steps"] >= 2500 and summary["ppo_updates"] == updates >= 5 and summary["total_timesteps"] == 2500
     assert "seconds" not in json.dumps(summary), "wall times are not results"
     assert set(json.loads((quiet / "timing.json").read_text())) == {"train_seconds", "eval_seconds"}
 

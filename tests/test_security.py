@@ -341,3 +341,85 @@ def test_run_name_that_is_a_file(tmp_path, capsys):
     assert capsys.readouterr().err == (f"gemenvs-train: error: {tmp_path / 'taken'} exists and is a file, not a run "
                                        f"folder: pick another name or run_root\n")
     assert (tmp_path / "taken").read_text() == "a file"
+
+
+# ----------------------------------------------------------------------------- nothing outside the run folder
+
+#: a lean run of three 256-decision rollouts, with a snapshot, an evaluation and a checkpoint after each
+LEAN_TINY = ["backend=lean", "seed=1", "n_envs=16", "ppo.n_steps=16", "ppo.batch_size=128", "ppo.n_epochs=1",
+             "ppo.net_arch=[16]", "env.options={num_players: 3, value_chart: A}", "pool.baselines=[random]",
+             "pool.family.members=0", "pool.snapshot_every=256", "eval.every=256", "eval.games=3",
+             "eval.final_games=3", "eval.opponents=[random]", "eval.charts=null", "eval.workers=1",
+             "checkpoint_every=256", "progress_bar=false", "torch_threads=1", "total_timesteps=768"]
+
+
+@pytest.fixture(scope="module")
+def lean_run(tmp_path_factory):
+    """A finished tiny lean run (copied by each test that plants something in it)."""
+    root = tmp_path_factory.mktemp("lean")
+    assert main([str(CONFIG), f"run_root={root}", "name=base", *LEAN_TINY]) == 0
+    return root / "base"
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "progress.csv", "eval.csv", "learning_curve.png", "best_model.npz",
+                                  "final_model.npz", "results.md", "results.json", "timing.json", "pool", "tb",
+                                  "checkpoints", "checkpoints/step_000001024"])
+def test_a_resumed_run_writes_nothing_through_a_link_planted_in_its_folder(tmp_path, lean_run, capsys, name):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(lean_run, run, symlinks=True)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "precious.txt").write_text("keep me")
+    target = run / name
+    if target.is_dir():
+        shutil.rmtree(target)
+    elif target.exists():
+        target.unlink()
+    target.symlink_to(victim if "." not in Path(name).name or name.startswith("checkpoints/") else
+                      victim / "precious.txt")
+    capsys.readouterr()
+    assert main(["--resume", str(run), "total_timesteps=1280"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("gemenvs-train: error: "), err
+    assert f"{target} is a symbolic link" in err or "points outside the run folder (a link?)" in err, err
+    assert sorted(p.name for p in victim.iterdir()) == ["precious.txt"]
+    assert (victim / "precious.txt").read_text() == "keep me" and target.is_symlink()
+
+
+@pytest.mark.parametrize("key, value, words", [
+    ("next_checkpoint", -5, "next_checkpoint must be a step from 1 to"),
+    ("next_eval", 0, "next_eval must be a step from 1 to"),
+    ("next_snapshot", 2.5, "next_snapshot must be a step"),
+    ("next_checkpoint", 2 ** 70, "next_checkpoint must be a step"),
+    ("next_eval", True, "next_eval must be a step"),
+    ("best_step", -7, "best_step must be a step, or -1"),
+    ("best_score", "high", "best_score must be a number"),
+])
+def test_odd_schedule_values_in_trainer_json_are_refused(tmp_path, capsys, key, value, words):
+    model, cfg = make_model(tmp_path, ["name=run", "checkpoint_every=32", "eval.every=32", "pool.snapshot_every=32"])
+    run = make_checkpoint(tmp_path, model, cfg)
+    trainer = run / "checkpoints" / "step_000000032" / "trainer.json"
+    data = json.loads(trainer.read_text())
+    data[key] = value
+    trainer.write_text(json.dumps(data))
+    before = listing(run)
+    assert main(["--resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gemenvs-train: error: {trainer}: {words}") and err.count("\n") == 1, err
+    assert listing(run) == before
+
+
+@pytest.mark.parametrize("file", ["trainer.json", "pool.json"])
+def test_checkpoint_json_nested_a_million_levels_deep_is_one_line(tmp_path, capsys, file):
+    model, cfg = make_model(tmp_path, ["name=run"])
+    run = make_checkpoint(tmp_path, model, cfg)
+    path = run / "checkpoints" / "step_000000032" / file
+    path.write_text("[" * 1_000_000 + "]" * 1_000_000)
+    assert main(["--resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"gemenvs-train: error: {path}: JSON nested deeper than 64 levels\n"
+    path.write_text('{"a": ' * 100 + "1" + "}" * 100)
+    assert main(["--resume", str(run)]) == 2
+    assert capsys.readouterr().err == f"gemenvs-train: error: {path}: JSON nested deeper than 64 levels\n"

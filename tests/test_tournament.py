@@ -197,3 +197,141 @@ def test_progress_with_workers_counts_every_game_in_this_process(capsys):
     records = T.run_tournament(spec, workers=2, progress=True)[2]
     err = capsys.readouterr().err
     assert len(records) == 6 and "6/6" in err and err.count("megagem tournament") >= 2
+
+
+# ----------------------------------------------------------------------------- nothing outside --out
+
+from pathlib import Path  # noqa: E402
+
+CLI_ARGS = ["--agents", "random", "heuristic", "--players", "3", "--games", "6", "--no-progress"]
+
+
+@pytest.fixture
+def victim(tmp_path):
+    """A file beside --out that no tournament may change."""
+    path = tmp_path / "victim.txt"
+    path.write_text("keep me")
+    return path
+
+
+@pytest.mark.parametrize("name", [*T.OUT_FILES, T.TOURNAMENT_MARKER])
+def test_no_file_of_the_tournament_is_written_through_a_planted_link(tmp_path, victim, capsys, name):
+    out = tmp_path / "t"
+    assert T.main([*CLI_ARGS, "--out", str(out)]) == 0
+    (out / name).unlink()
+    (out / name).symlink_to(Path("..") / victim.name)  # ln -s ../victim.txt t/NAME
+    capsys.readouterr()
+    assert T.main([*CLI_ARGS, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("gemenvs-tournament: error: ") and "symbolic link" in err, err
+    assert f"{out / name}" in err and victim.read_text() == "keep me" and (out / name).is_symlink()
+
+
+def test_a_planted_temporary_name_is_never_written_through(tmp_path, victim, capsys):
+    out = tmp_path / "t"
+    assert T.main([*CLI_ARGS, "--out", str(out)]) == 0
+    lines = (out / "results.jsonl").read_text().splitlines()
+    (out / "results.jsonl").write_text("\n".join(lines[:2]) + "\n")
+    (out / "results.jsonl.tmp").symlink_to(victim)  # the name an earlier version rewrote the results through
+    assert T.main([*CLI_ARGS, "--out", str(out)]) == 0
+    assert victim.read_text() == "keep me" and len((out / "results.jsonl").read_text().splitlines()) == 6
+    assert not [p for p in out.iterdir() if p.name.startswith(".results")], "no temporary file is left"
+
+
+def test_out_that_the_tournament_did_not_make_needs_overwrite(tmp_path, capsys):
+    out = tmp_path / "mine"
+    out.mkdir()
+    for name in ("summary.json", "leaderboard.md", "head_to_head.csv", "notes.txt"):
+        (out / name).write_text(f"the user's {name}")
+    assert T.main([*CLI_ARGS, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{out} is not empty and has no {T.TOURNAMENT_MARKER} file" in err
+    assert "--overwrite" in err
+    assert sorted(p.name for p in out.iterdir()) == ["head_to_head.csv", "leaderboard.md", "notes.txt",
+                                                     "summary.json"]
+    assert all((out / n).read_text() == f"the user's {n}" for n in ("summary.json", "leaderboard.md"))
+    assert T.main([*CLI_ARGS, "--out", str(out), "--overwrite"]) == 0
+    assert json.loads((out / "summary.json").read_text())["spec"]["agents"] == ["random", "heuristic"]
+    assert (out / "notes.txt").read_text() == "the user's notes.txt", "only the tournament's own files are replaced"
+    assert (out / T.TOURNAMENT_MARKER).is_file()
+    link = tmp_path / "link"
+    link.symlink_to(out)
+    assert T.main([*CLI_ARGS, "--out", str(link), "--overwrite"]) == 2
+    assert "symbolic link" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- a resumed tournament trusts no line
+
+def _line(lines: list[str], k: int, **changes) -> list[str]:
+    rec = json.loads(lines[k])
+    rec.update(changes)
+    return [*lines[:k], json.dumps(rec, separators=(",", ":")), *lines[k + 1:]]
+
+
+def _corruptions(lines: list[str]) -> list[tuple[str, bytes, str]]:
+    rec = json.loads(lines[2])
+    log = [list(e) for e in rec["log"]]
+    free = next(i for i, e in enumerate(log) if not e[2])
+    log[free][1] = 10_000
+    swapped_ranks = list(reversed(rec["ranks"]))
+    cases = [
+        ("scores rewritten", _line(lines, 2, scores=[s + 5 for s in rec["scores"]]), "line 3: game 2 differs from its "
+         "replay through the engine in scores"),
+        ("ranks rewritten", _line(lines, 2, ranks=swapped_ranks), "in ranks"),
+        ("winners rewritten", _line(lines, 2, winners=[w for w in range(3) if w not in rec["winners"]][:1]),
+         "in winners"),
+        ("scores as strings", _line(lines, 2, scores=[str(s) for s in rec["scores"]]), "in scores"),
+        ("scores null", _line(lines, 2, scores=None), "in scores"),
+        ("one-element scores", _line(lines, 2, scores=rec["scores"][:1]), "in scores"),
+        ("options changed", _line(lines, 2, options={**rec["options"], "value_chart": "E"}), "in options"),
+        ("agent seeds changed", _line(lines, 2, agent_seeds=[1, 2, 3]), "in agent_seeds"),
+        ("garbage log", _line(lines, 2, log=[[0, "bid", 0]]), "the log must be a list of [seat, action, forced]"),
+        ("log not a list", _line(lines, 2, log="none"), "the log must be a list"),
+        ("illegal move", _line(lines, 2, log=log), "line 3: game 2 does not replay through the engine"),
+        ("index off the schedule", _line(lines, 2, index=99), "game index 99 is not one of the"),
+        ("index a string", _line(lines, 2, index="2"), "game index 2 is not one of the"),
+        ("stored twice", [*lines, lines[1]], "game 1 is stored twice (lines 2 and 7)"),
+        ("a list, not a record", [*lines[:2], "[1, 2]", *lines[3:]], "line 3: not a game record"),
+        ("missing key", [*lines[:2], json.dumps({k: v for k, v in rec.items() if k != "ranks"}), *lines[3:]],
+         "line 3: not a game record"),
+        ("not JSON", [*lines[:2], "{not json", *lines[3:]], "line 3: not JSON"),
+        ("nested a million deep", [*lines[:2], "[" * 1_000_000 + "]" * 1_000_000, *lines[3:]],
+         "line 3: JSON nested deeper than"),
+        ("a blank line", [*lines[:2], "", *lines[3:]], "line 3: not JSON"),
+    ]
+    out = [(name, ("\n".join(body) + "\n").encode(), words) for name, body, words in cases]
+    bad_utf8 = ("\n".join(lines[:2]) + "\n").encode() + lines[2].encode().replace(b'"seats"', b'"se\xffats"') + b"\n"
+    return out + [("invalid UTF-8", bad_utf8, "line 3: not UTF-8 text")]
+
+
+def test_a_resumed_tournament_replays_every_stored_game_and_refuses_a_changed_one(tmp_path):
+    spec = _spec(games=6)
+    out = tmp_path / "t"
+    T.run_tournament(spec, out=out)
+    path = out / "results.jsonl"
+    lines = path.read_text().splitlines()
+    board = (out / "leaderboard.csv").read_text()
+    for name, body, words in _corruptions(lines):
+        path.write_bytes(body)
+        with pytest.raises(T.TournamentError) as e:
+            T.run_tournament(spec, out=out)
+        message = str(e.value)
+        assert "\n" not in message and words in message and str(path) in message, (name, message)
+        assert path.read_bytes() == body, f"{name}: the file is left as it was"
+        assert (out / "leaderboard.csv").read_text() == board, f"{name}: no table is rewritten"
+    path.write_text("\n".join(lines) + "\n")
+    assert T.run_tournament(spec, out=out)[2] == [json.loads(x) for x in lines]
+
+
+def test_a_resumed_tournament_with_changed_options_is_another_tournament(tmp_path):
+    spec = _spec(games=6)
+    out = tmp_path / "t"
+    T.run_tournament(spec, out=out)
+    meta = json.loads((out / "tournament.json").read_text())
+    meta["options"]["value_chart"] = "E"
+    (out / "tournament.json").write_text(json.dumps(meta))
+    with pytest.raises(T.TournamentError, match="holds another tournament"):
+        T.run_tournament(spec, out=out)
+    (out / "tournament.json").write_text("[" * 100_000)
+    with pytest.raises(T.TournamentError, match="tournament.json that cannot be read .*nested deeper"):
+        T.run_tournament(spec, out=out)

@@ -338,13 +338,47 @@ def markdown(bench: Benchmark, rows: Sequence[dict], deals: int) -> str:
 
 
 def write_csv(path: Path, rows: Sequence[dict]) -> None:
-    """All rows (long format: policy, scope, value, metrics)."""
+    """All rows (long format: policy, scope, value, metrics), written all or nothing and never through a
+    symbolic link (:func:`gemenvs.files.write_file`)."""
+    import io
+
+    from gemenvs.files import write_file
+
     keys = list(dict.fromkeys(k for r in rows for k in r))
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=keys)
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+    f = io.StringIO(newline="")
+    w = csv.DictWriter(f, fieldnames=keys)
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+    path = Path(path)
+    write_file(path.parent, path.name, f.getvalue())
+
+
+#: the file that marks a folder as one gemenvs-benchmark writes its tables into
+BENCHMARK_MARKER = ".gemenvs-benchmark"
+_BENCHMARK_MARKER_TEXT = "gemenvs-benchmark writes its tables into this folder (and replaces them when run again).\n"
+
+
+def prepare_out(out: Path, overwrite: bool = False, check_only: bool = False) -> Path:
+    """``out`` ready for a benchmark's tables: a new or empty folder, or one a benchmark wrote before (it holds
+    :data:`BENCHMARK_MARKER`); another folder only with ``overwrite``. A symbolic link there, or at a table's
+    name, is refused (:class:`gemenvs.files.WriteRefused`). ``check_only``: refuse now, make nothing (the
+    benchmark checks ``--out`` before it plays, and makes it after)."""
+    from gemenvs.files import owned_folder
+
+    owned_folder(out, BENCHMARK_MARKER, _BENCHMARK_MARKER_TEXT, overwrite,
+                 hint=f"give another --out, or --overwrite to write the tables into it (a folder of an older "
+                      f"version can be marked with: touch {out / BENCHMARK_MARKER})", check_only=check_only)
+    return out
+
+
+def write_tables(out: Path, overwrite: bool, name: str, text: str, rows: Sequence[dict]) -> None:
+    """``out/NAME.md`` and ``out/NAME.csv``, into ``out`` made ready by :func:`prepare_out`."""
+    from gemenvs.files import write_file
+
+    prepare_out(out, overwrite)
+    write_file(out, f"{name}.md", text + "\n")
+    write_csv(out / f"{name}.csv", rows)
 
 
 # ----------------------------------------------------------------------------- approximate exploitability
@@ -520,12 +554,11 @@ def exploit_main(ns: argparse.Namespace) -> int:
     if ns.deals is not None:
         cfg["eval_games"] = ns.deals
     progress = False if ns.no_progress else None
+    out = prepare_out(Path(ns.out) if ns.out else Path("runs") / "benchmarks" / "exploitability", ns.overwrite,
+                      check_only=True)
     rows = [exploitability(policy, cfg, ns.greedy, progress) for policy in ns.policies]
     text = exploit_markdown(rows)
-    out = Path(ns.out) if ns.out else Path("runs") / "benchmarks" / "exploitability"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "exploitability.md").write_text(text + "\n", encoding="utf-8")
-    write_csv(out / "exploitability.csv", rows)
+    write_tables(out, ns.overwrite, "exploitability", text, rows)
     print(text)
     print(f"written to {out / 'exploitability.md'} and {out / 'exploitability.csv'}")
     return 0
@@ -560,6 +593,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--config", default=None, help="exploit: the config (default "
                                                   "configs/benchmark/exploitability-v1.yaml)")
     p.add_argument("--timesteps", type=int, default=None, help="exploit: a smaller training budget for a quick look")
+    p.add_argument("--overwrite", action="store_true", help="write the tables into an existing --out folder that "
+                                                            "gemenvs-benchmark did not make")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_version_argument(p)
     return p.parse_args(argv)
@@ -590,14 +625,13 @@ def main(argv: list[str] | None = None) -> int:
         if len(set(ns.policies)) != len(ns.policies):
             raise TournamentError("a policy is listed twice")
         deals = bench.deals if ns.deals is None else ns.deals
+        out = prepare_out(Path(ns.out) if ns.out else Path("runs") / "benchmarks" / bench.name, ns.overwrite,
+                          check_only=True)
         results = run_benchmark(bench, ns.policies, deals, ns.workers, progress=False if ns.no_progress else None,
                                     greedy=ns.greedy)
         rows = summarize(bench, results)
         text = markdown(bench, rows, deals)
-        out = Path(ns.out) if ns.out else Path("runs") / "benchmarks" / bench.name
-        out.mkdir(parents=True, exist_ok=True)
-        (out / f"{bench.name}.md").write_text(text + "\n", encoding="utf-8")
-        write_csv(out / f"{bench.name}.csv", rows)
+        write_tables(out, ns.overwrite, bench.name, text, rows)
     except (TournamentError, OSError) as e:
         print(f"gemenvs-benchmark: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2

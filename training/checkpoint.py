@@ -15,18 +15,39 @@ config checks, and the pool's snapshot paths only when they stay inside the run 
 model itself is then rebuilt from the config and given the saved state (``restore_model``).
 Every problem is a one-line :class:`CheckpointError`.
 
+Writing (:func:`write_checkpoint`): every file of a checkpoint goes into a temporary folder
+``checkpoints/.step_N.tmp-XXXXXXXX``, renamed to ``step_N`` only once all are written, so a kill at
+any moment leaves the earlier checkpoints and at most one temporary folder, which
+:func:`find_checkpoint` skips and names. Nothing in a run folder is written through a symbolic link
+(:mod:`gemenvs.files`).
+
 Importing this module is light (no torch).
 """
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
 import shutil
+import signal
+import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from gemenvs.training.config import ConfigError, TrainConfig, check_run_name, config_from_dict
+from gemenvs.files import (
+    MAX_JSON_DEPTH,
+    FileProblem,
+    atomic_folder,
+    is_temp_name,
+    json_depth,
+    make_folder,
+    read_text,
+    write_file,
+)
+from gemenvs.training.config import ConfigError, TrainConfig, check_run_name, config_from_dict, config_to_dict
 
 #: the file that marks a folder as a gemenvs-train run folder (written when the run folder is made)
 RUN_MARKER = ".gemenvs-run"
@@ -34,11 +55,35 @@ _MARKER_TEXT = "This folder is a gemenvs-train run; `overwrite: true` may delete
 _STEP_DIR = re.compile(r"step_(\d+)")
 #: the model file of a checkpoint, by backend
 MODEL_FILES = {"sb3": "model.zip", "lean": "model.pt"}
+#: the files besides the model file that a checkpoint needs to be resumed
+CHECKPOINT_FILES = ("config.yaml", "pool.json", "trainer.json")
+#: the largest JSON file of a checkpoint read (pool.json, trainer.json)
+MAX_CHECKPOINT_JSON = 16 * 1024 * 1024
+#: the largest schedule step a trainer.json may hold
+MAX_STEP = 2 ** 62
+#: kill tests: ``N:K`` makes the N-th checkpoint a process writes kill that process (SIGKILL) once K of its
+#: files are written (0: none yet; the number of its files: all, before the folder is renamed into place)
+KILL_ENV = "GEMENVS_TEST_KILL_CHECKPOINT"
+
+
+def _regular(path: Path) -> bool:
+    """Whether ``path`` itself (not a link to one) is a regular file."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _model_file(folder: Path) -> Path | None:
     """The model file a checkpoint folder holds (``model.zip`` or ``model.pt``), or None."""
-    return next((folder / f for f in MODEL_FILES.values() if (folder / f).is_file()), None)
+    return next((folder / f for f in MODEL_FILES.values() if _regular(folder / f)), None)
+
+
+def _missing(folder: Path) -> str | None:
+    """The first file a checkpoint folder lacks to be resumed (None: complete)."""
+    if _model_file(folder) is None:
+        return "model.zip (or model.pt)"
+    return next((name for name in CHECKPOINT_FILES if not _regular(folder / name)), None)
 
 
 class CheckpointError(ValueError):
@@ -101,9 +146,67 @@ def prepare_run_dir(cfg: TrainConfig) -> Path:
             raise FileExistsError(f"refusing to delete {run_dir}: it is not empty and has no {RUN_MARKER} file, so "
                                   f"it is not a gemenvs-train run folder; pick another name, or delete it yourself")
         shutil.rmtree(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / RUN_MARKER).write_text(_MARKER_TEXT)
+    make_folder(run_dir)
+    write_file(run_dir, RUN_MARKER, _MARKER_TEXT)
     return run_dir
+
+
+def run_folder(run_dir: Path, *parts: str) -> Path:
+    """The folder ``run_dir/parts...`` (``pool``, ``tb``, ``games/...``), made when missing; a symbolic link or a
+    file anywhere below ``run_dir`` is refused (:class:`gemenvs.files.WriteRefused`), never followed."""
+    return make_folder(Path(run_dir).joinpath(*parts), root=run_dir)
+
+
+def config_text(cfg: TrainConfig) -> str:
+    """The config as the YAML file ``config.yaml`` holds (what :func:`gemenvs.training.config.save_config` writes)."""
+    import yaml
+
+    return yaml.safe_dump(config_to_dict(cfg), sort_keys=False)
+
+
+def write_config(folder: Path, cfg: TrainConfig, name: str = "config.yaml") -> Path:
+    """Write ``folder/name`` with the config (see :func:`config_text`), never through a link."""
+    return write_file(folder, name, config_text(cfg))
+
+
+def write_json(folder: Path, name: str, data: Any) -> Path:
+    """Write ``folder/name`` with ``data`` as indented JSON (the layout of ``pool.json`` and ``trainer.json``)."""
+    return write_file(folder, name, json.dumps(data, indent=1))
+
+
+_checkpoints_written = 0
+
+
+def _kill_point() -> int | None:
+    """After how many files this checkpoint kills the process, from :data:`KILL_ENV` (None: it does not)."""
+    global _checkpoints_written
+    _checkpoints_written += 1
+    value = os.environ.get(KILL_ENV)
+    if not value:
+        return None
+    nth, _, after = value.partition(":")
+    return int(after) if int(nth) == _checkpoints_written else None
+
+
+def write_checkpoint(run_dir: Path, step: int, files: Sequence[tuple[str, bytes | str | Callable[[Path], Any]]]
+                     ) -> Path:
+    """Write ``run_dir/checkpoints/step_N`` (N: ``step``) from ``files``, (name, content or a function writing
+    the file at the path it is given) in order, all or nothing: into a temporary folder beside it, renamed to
+    ``step_N`` once every file is written (an earlier ``step_N`` is replaced in one step). Returns the folder."""
+    kill = _kill_point()
+    parent = run_folder(run_dir, "checkpoints")
+    name = f"step_{step:09d}"
+    with atomic_folder(parent, name) as tmp:
+        for k, (file, content) in enumerate(files):
+            if kill == k:
+                os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
+            if callable(content):
+                content(tmp / file)
+            else:
+                write_file(tmp, file, content)
+        if kill == len(files):
+            os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
+    return parent / name
 
 
 # ----------------------------------------------------------------------------- finding checkpoints
@@ -113,42 +216,88 @@ def _step_of(folder: Path) -> int | None:
     return int(m.group(1)) if m else None
 
 
+_noted: set[str] = set()
+
+
+def _note(text: str) -> None:
+    """Print a note about the checkpoints once per process (both the command line and the trainer look)."""
+    if text not in _noted:
+        _noted.add(text)
+        print(f"note: {text}", flush=True)
+
+
 def find_checkpoint(path: str | Path) -> Path:
-    """A checkpoint folder, or the latest checkpoint of a run folder (both inside a marked run folder)."""
+    """A checkpoint folder, or the newest complete checkpoint of a run folder (both inside a marked run
+    folder). Temporary folders of a checkpoint a kill cut short, and checkpoints that lack a file, are
+    skipped with a note; a run with no complete checkpoint gives its newest one with a model file, so that
+    reading it names what is missing."""
     path = Path(path)
+    if path.is_symlink():
+        raise CheckpointError(f"{path} is a symbolic link; give the run or checkpoint folder itself")
     if not path.is_dir():
         raise CheckpointError(f"no run or checkpoint folder at {path}")
-    given_checkpoint = _model_file(path) is not None
+    given_checkpoint = _model_file(path) is not None or is_temp_name(path.name)
     if given_checkpoint and (path.parent.name != "checkpoints" or _step_of(path) is None):
-        raise CheckpointError(f"{path} is not a checkpoint of a run (expected RUN/checkpoints/step_N)")
+        hint = "; it is a checkpoint a kill cut short" if is_temp_name(path.name) else ""
+        raise CheckpointError(f"{path} is not a checkpoint of a run (expected RUN/checkpoints/step_N){hint}")
     run_dir = path.parent.parent if given_checkpoint else path
     if not is_run_dir(run_dir):
         raise CheckpointError(f"{run_dir} is not a gemenvs-train run folder (it has no {RUN_MARKER} file; a run made "
                               f"by an older version can be marked with: touch {run_dir / RUN_MARKER})")
+    folder = run_dir / "checkpoints"
+    if folder.is_symlink():
+        raise CheckpointError(f"{folder} is a symbolic link; a run's checkpoints must be inside its folder")
     if not given_checkpoint:
-        found = [(step, d) for d in (path / "checkpoints").glob("step_*")
-                 if (step := _step_of(d)) is not None and _model_file(d) is not None]
-        if not found:
+        found, partial = [], []
+        for d in sorted(folder.iterdir()) if folder.is_dir() else []:
+            if is_temp_name(d.name):
+                _note(f"ignoring {d}: a checkpoint whose writing was cut short (it can be deleted)")
+            elif (step := _step_of(d)) is not None and d.is_dir() and not d.is_symlink() \
+                    and _model_file(d) is not None:
+                (partial if _missing(d) else found).append((step, d))
+        if not found and not partial:
             raise CheckpointError(f"no checkpoint in {path} (a run folder holds checkpoints/step_N/model.zip, "
                                   f"or model.pt for backend lean)")
-        path = max(found)[1]
+        newest = max(found)[1] if found else max(partial)[1]
+        for step, d in sorted(partial):
+            if d != newest and step > (max(found)[0] if found else -1):
+                _note(f"ignoring {d}: an incomplete checkpoint ({_missing(d)} is missing)")
+        path = newest
     return path
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, max_bytes: int = MAX_CHECKPOINT_JSON) -> str:
+    """A checkpoint's text file: a regular file inside the checkpoint (not a link), UTF-8, of bounded size."""
+    if path.is_symlink():
+        raise CheckpointError(f"{path} is a symbolic link; a checkpoint's files must be inside it")
     if not path.is_file():
         raise CheckpointError(f"{path} is missing")
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise CheckpointError(f"{path} cannot be read as UTF-8 text ({type(e).__name__})") from None
+        return read_text(path, max_bytes, "checkpoint file")
+    except FileProblem as e:
+        raise CheckpointError(str(e)) from None
+    except OSError as e:
+        raise CheckpointError(f"{path} cannot be read ({e.strerror or type(e).__name__})") from None
 
 
 def _read_json(path: Path) -> dict:
+    """A checkpoint's JSON object (``pool.json``, ``trainer.json``), nested at most
+    :data:`gemenvs.files.MAX_JSON_DEPTH` deep; ``-Infinity`` is the one constant taken (the best score of a run
+    not yet evaluated)."""
+    def constant(name: str):
+        if name == "-Infinity":
+            return float("-inf")
+        raise CheckpointError(f"{path}: {name} is not a number JSON allows")
+
+    text = _read_text(path)
     try:
-        data = json.loads(_read_text(path))
+        data = json.loads(text, parse_constant=constant)
+    except RecursionError:
+        raise CheckpointError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
     except json.JSONDecodeError as e:
         raise CheckpointError(f"{path} is not valid JSON ({e})") from None
+    if json_depth(data) > MAX_JSON_DEPTH:
+        raise CheckpointError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
     if not isinstance(data, dict):
         raise CheckpointError(f"{path} must hold a JSON object")
     return data
@@ -164,6 +313,8 @@ def load_checkpoint_config(path: str | Path) -> tuple[TrainConfig, Path]:
         data = yaml.safe_load(_read_text(file))
     except yaml.YAMLError as e:
         raise CheckpointError(f"{file} is not valid YAML: {' '.join(str(e).split())}") from None
+    except RecursionError:
+        raise CheckpointError(f"{file}: YAML nested too deeply to be a config") from None
     try:
         return config_from_dict(data if data is not None else {}), ckpt
     except ConfigError as e:
@@ -214,15 +365,25 @@ def check_pool_dict(data: dict, run_dir: Path, where: str) -> dict:
 
 
 def check_trainer_dict(data: dict, where: str) -> dict:
-    """``trainer.json`` checked: the schedule (steps or null) and the best score so far."""
+    """``trainer.json`` checked: the schedule (steps from 1 on, or null), the best score so far (a number, or
+    -Infinity before any evaluation) and the step it was reached at (-1: none)."""
     for key in ("next_snapshot", "next_eval", "next_checkpoint"):
         value = data.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise CheckpointError(f"{where}: {key} must be a step or null; got {value!r}")
-    if not isinstance(data.get("best_score"), (int, float)) or isinstance(data.get("best_step"), bool) \
-            or not isinstance(data.get("best_step"), int):
-        raise CheckpointError(f"{where}: best_score must be a number and best_step an integer")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_STEP):
+            raise CheckpointError(f"{where}: {key} must be a step from 1 to {MAX_STEP} or null; got {_shown(value)}")
+    score, best = data.get("best_score"), data.get("best_step")
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or math.isnan(score) or score == math.inf:
+        raise CheckpointError(f"{where}: best_score must be a number (or -Infinity before any evaluation); "
+                              f"got {_shown(score)}")
+    if isinstance(best, bool) or not isinstance(best, int) or not -1 <= best <= MAX_STEP:
+        raise CheckpointError(f"{where}: best_step must be a step, or -1 before any evaluation; got {_shown(best)}")
     return data
+
+
+def _shown(value: Any) -> str:
+    """A value as an error message shows it (at most 60 characters)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def read_checkpoint(path: str | Path, cfg: TrainConfig | None = None) -> Checkpoint:
@@ -269,6 +430,9 @@ def _read_lean_checkpoint(ckpt: Path, run_dir: Path, cfg: TrainConfig) -> Checkp
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise CheckpointError(f"{ckpt / 'trainer.json'}: {key} must be a non-negative integer; got {value!r}")
         counters[key] = value
+    if trainer["best_step"] > counters["num_timesteps"]:
+        raise CheckpointError(f"{ckpt / 'trainer.json'}: best_step {trainer['best_step']} is past the checkpoint's "
+                              f"step {counters['num_timesteps']}")
     try:
         params = load_model_state(ckpt / "model.pt")
     except Exception as e:  # torch's unpickler refuses anything but tensors and plain data, with many error types

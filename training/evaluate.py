@@ -143,12 +143,14 @@ EVAL_FIELDS = ["step", "opponent", "games", "win_rate", "win_lo", "win_hi", "mea
 
 
 def append_eval_rows(path: str | os.PathLike, step: int, results: dict[str, MatchResult]) -> None:
-    """Append one eval.csv row per opponent of a periodic evaluation at ``step`` (header on a new file)."""
+    """Append one eval.csv row per opponent of a periodic evaluation at ``step`` (header on a new file); never
+    through a symbolic link or into a file with other hard links (:func:`gemenvs.files.open_append`)."""
+    from gemenvs.files import open_append
+
     path = Path(path)
-    new = not path.exists()
-    with open(path, "a", newline="") as f:
+    with open_append(path.parent, path.name) as f:
         writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
-        if new:
+        if f.tell() == 0:
             writer.writeheader()
         for name, r in results.items():
             lo, hi = r.win_ci
@@ -230,10 +232,16 @@ def final_evaluation(cfg, run_dir: Path, final: Agent, best_step: int | None, pl
     import time
 
     from gemenvs.agents.policy import PolicyAgent
+    from gemenvs.files import write_file
     from gemenvs.training.budget import count
+    from gemenvs.training.checkpoint import run_folder
     from gemenvs.training.plotting import plot_learning_curve
 
     best = run_dir / "best_model.npz"
+    if best.is_symlink():
+        from gemenvs.files import WriteRefused
+
+        raise WriteRefused(f"{best} is a symbolic link; a run's models must be files inside its folder")
     if best.exists():
         focal, which = PolicyAgent.load(best, deterministic=cfg.eval.deterministic), f"best model (step {best_step})"
         kept_step = best_step
@@ -241,6 +249,10 @@ def final_evaluation(cfg, run_dir: Path, final: Agent, best_step: int | None, pl
         focal, which, kept_step = final, "final model", steps
         focal.deterministic = cfg.eval.deterministic
     start = time.time()
+    if cfg.eval.save_games:  # (games/, a folder per opponent and per chart: real folders of the run, never links)
+        for folder in opponent_folders(cfg.eval.opponents).values():
+            for chart in cfg.eval.charts or [None]:
+                run_folder(run_dir, "games", folder, *([f"chart_{chart}"] if chart is not None else []))
     results = evaluate(focal, cfg.env.id, cfg.env.options, cfg.eval.opponents, cfg.eval.final_games,
                        seed=cfg.seed + FINAL_EVAL_SEED, workers=cfg.eval.workers,
                        save_dir=run_dir / "games" if cfg.eval.save_games else None, charts=cfg.eval.charts,
@@ -260,14 +272,14 @@ def final_evaluation(cfg, run_dir: Path, final: Agent, best_step: int | None, pl
     work = f"{count(steps)} {steps_name}" + (f", {count(updates)} PPO updates" if updates is not None else "")
     header = f"## {cfg.name}{tag}: {which}, after {work}\n" + "".join(f"\n**{note}**\n" for note in notes)
     print("\n" + header + "\n" + table, flush=True)
-    (run_dir / "results.md").write_text(header + "\n" + table + "\n")
+    write_file(run_dir, "results.md", header + "\n" + table + "\n")
     summary = ({"backend": backend} if backend else {}) | {
         "model": which, "model_step": kept_step, "steps": steps, "total_timesteps": cfg.total_timesteps,
         "ppo_updates": updates, "stopped_by_time_limit": bool(cut), "notes": notes,
         "results": results_dict(results)}
-    (run_dir / "results.json").write_text(json.dumps(summary, indent=1))
-    (run_dir / "timing.json").write_text(json.dumps({"train_seconds": train_seconds, "eval_seconds": eval_seconds},
-                                                    indent=1))
+    write_file(run_dir, "results.json", json.dumps(summary, indent=1))
+    write_file(run_dir, "timing.json", json.dumps({"train_seconds": train_seconds, "eval_seconds": eval_seconds},
+                                                  indent=1))
     if (run_dir / "eval.csv").exists():
         png = plot_learning_curve(run_dir / "eval.csv", run_dir / "learning_curve.png", players,
                                   curve_title(cfg, players), warm_start=warm_start_label(cfg),

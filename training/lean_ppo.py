@@ -84,7 +84,7 @@ from __future__ import annotations
 
 import copy
 import csv
-import json
+import io
 import math
 import threading
 import time
@@ -100,8 +100,20 @@ from torch import nn
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.training.batched_env import BatchedSelfPlay, Finished
 from gemenvs.training.budget import TimeLimit, count
-from gemenvs.training.checkpoint import Checkpoint, CheckpointError, RunSchedule, due, prepare_run_dir, read_checkpoint
-from gemenvs.training.config import TrainConfig, save_config
+from gemenvs.files import open_append, write_file
+from gemenvs.training.checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    RunSchedule,
+    due,
+    prepare_run_dir,
+    read_checkpoint,
+    run_folder,
+    write_checkpoint,
+    write_config,
+    write_json,
+)
+from gemenvs.training.config import TrainConfig
 from gemenvs.training.evaluate import append_eval_rows, curve_title, evaluate, final_evaluation, warm_start_label
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pool import OpponentPool, pool_baselines
@@ -611,7 +623,7 @@ class LeanRun(RunSchedule):
         if self._tb is None:
             from torch.utils.tensorboard import SummaryWriter
 
-            self._tb = SummaryWriter(str(self.run_dir / "tb"))
+            self._tb = SummaryWriter(str(run_folder(self.run_dir, "tb")))  # (tb/ itself never a link)
         return self._tb
 
     def log_update(self, stats: dict, step: int, seconds: float) -> None:
@@ -656,7 +668,7 @@ class LeanRun(RunSchedule):
         """Freeze the current (learning) actor into the pool (``pool/snapshot_N.npz``)."""
         name = f"snapshot_{step}"
         path = Path("pool") / f"{name}.npz"
-        self.learner.agent(step=step).save(self.run_dir / path)
+        self.learner.agent(step=step).save(run_folder(self.run_dir, "pool") / path.name)
         self.pool.add_snapshot(name, str(path))
 
     def evaluate(self, step: int) -> dict[str, float]:
@@ -683,17 +695,17 @@ class LeanRun(RunSchedule):
     def checkpoint(self, step: int) -> Path:
         """Write checkpoints/step_N: policy.npz, model.pt (tensors only), config.yaml, pool.json, trainer.json
         (``step``: the decisions the weights were trained on; with ``lean.overlap`` the rollout collected
-        meanwhile is not in it, and a resumed run collects afresh from ``step``)."""
-        ckpt = self.run_dir / "checkpoints" / f"step_{step:09d}"
-        ckpt.mkdir(parents=True, exist_ok=True)
-        self.learner.agent(step=step).save(ckpt / "policy.npz")
-        torch.save(self.learner.state_dict(), ckpt / "model.pt")
-        save_config(self.cfg, ckpt / "config.yaml")
-        (ckpt / "pool.json").write_text(json.dumps(self.pool.to_dict(), indent=1))
-        (ckpt / "trainer.json").write_text(json.dumps({
-            "backend": "lean", "num_timesteps": step, "n_updates": self.learner.n_updates,
-            **self.state_dict()}, indent=1))
-        return ckpt
+        meanwhile is not in it, and a resumed run collects afresh from ``step``), all or nothing
+        (:func:`~gemenvs.training.checkpoint.write_checkpoint`)."""
+        model = io.BytesIO()
+        torch.save(self.learner.state_dict(), model)
+        trainer = {"backend": "lean", "num_timesteps": step, "n_updates": self.learner.n_updates, **self.state_dict()}
+        return write_checkpoint(self.run_dir, step, [
+            ("policy.npz", self.learner.agent(step=step).save),
+            ("model.pt", model.getvalue()),
+            ("config.yaml", lambda path: write_config(path.parent, self.cfg)),
+            ("pool.json", lambda path: write_json(path.parent, path.name, self.pool.to_dict())),
+            ("trainer.json", lambda path: write_json(path.parent, path.name, trainer))])
 
     def after_rollout(self, step: int) -> dict[str, float] | None:
         """Snapshot, pool push, evaluation and checkpoint that are due at ``step``; the win rates if evaluated."""
@@ -739,7 +751,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             run.pool.load_dict(ckpt.pool)
             run.load_state_dict(ckpt.trainer)
             print(f"resuming {run_dir} from {ckpt.path.name} at step {learner.num_timesteps}")
-        save_config(cfg, run_dir / "config.yaml")
+        write_config(run_dir, cfg)
         start = time.time()
         if ckpt is None and cfg.pretrain.teacher is not None:
             pretrain(cfg, run, learner, limit)
@@ -794,10 +806,9 @@ def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, limit: TimeLimit | 
         return
     if learner.num_timesteps >= total:
         return
-    rollout = cfg.ppo.n_steps * learner.env.num_games
-    print(f"PPO: {count(total - learner.num_timesteps)} learner decisions to go, in rollouts of {cfg.ppo.n_steps} "
-          f"{'engine rounds' if cfg.lean.rollout == 'rounds' else 'decisions'} x {count(learner.env.num_games)} games "
-          f"(about {count(rollout * (0.6 if cfg.lean.rollout == 'rounds' else 1))} decisions an update)", flush=True)
+    unit = "engine rounds" if cfg.lean.rollout == "rounds" else "learner decisions"
+    print(f"PPO: {count(total - learner.num_timesteps)} learner decisions to go, an update after every "
+          f"{cfg.ppo.n_steps} {unit} of {count(learner.env.num_games)} games", flush=True)
     bar = tqdm(total=total, initial=learner.num_timesteps, desc="PPO", unit="decision", dynamic_ncols=True,
                mininterval=1.0, smoothing=0.05, disable=not cfg.progress_bar)
     write = bar.write if cfg.progress_bar else print
@@ -819,7 +830,9 @@ def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, limit: TimeLimit | 
 
     progress = run.run_dir / "progress.csv"
     append = append and progress.is_file()
-    with open(progress, "a" if append else "w", newline="") as f:
+    if not append:
+        write_file(run.run_dir, progress.name, "")  # (a new, empty file in place of an earlier one)
+    with open_append(run.run_dir, progress.name) as f:
         writer = csv.DictWriter(f, fieldnames=PROGRESS_FIELDS)
         if not append:
             writer.writeheader()

@@ -19,9 +19,16 @@ def read_eval_history(path: str | Path) -> dict[str, list[dict[str, float]]]:
 
 def plot_learning_curve(eval_csv: str | Path, png: str | Path, num_players: int, title: str = "",
                         warm_start: str | None = None, kept: int | None = None) -> Path:
-    """Write :func:`learning_curve_figure` of ``eval_csv`` to ``png``; returns its path."""
+    """Write :func:`learning_curve_figure` of ``eval_csv`` to ``png`` (all or nothing, never through a symbolic
+    link: :func:`gemenvs.files.write_file`); returns its path."""
+    import io
+
+    from gemenvs.files import user_folder, write_file
+
     png = Path(png)
-    learning_curve_figure(eval_csv, num_players, title, warm_start, kept).savefig(png, dpi=110)
+    buffer = io.BytesIO()
+    learning_curve_figure(eval_csv, num_players, title, warm_start, kept).savefig(buffer, dpi=110, format="png")
+    write_file(user_folder(png), png.name, buffer.getvalue())
     return png
 
 

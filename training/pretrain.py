@@ -332,7 +332,9 @@ def pretrain(cfg, policy, student: Callable[[], object], run_dir: Path,
         print(f"DAgger round {r + 1}: the cloned policy agreed with the teacher on {agreement:.1%} of the "
               f"{count(len(new))} states it reached; {report.line()}", flush=True)
     del data
-    (Path(run_dir) / "pretrain.json").write_text(json.dumps(
+    from gemenvs.files import write_file
+
+    write_file(run_dir, "pretrain.json", json.dumps(  # (all or nothing, never through a link)
         {"teacher": p.teacher, "seconds": time.time() - start, "rounds": rounds,
          "cut_by_time_limit": bool(limit is not None and limit.hit)}, indent=1))
     if limit is not None and limit.hit:

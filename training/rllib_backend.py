@@ -33,7 +33,7 @@ uniformly), reward shaping and behaviour cloning (both refused by the config che
 from __future__ import annotations
 
 import csv
-import json
+import io
 import math
 import os
 import socket
@@ -46,8 +46,9 @@ import numpy as np
 
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.training.budget import TimeLimit, count
-from gemenvs.training.checkpoint import due, prepare_run_dir
-from gemenvs.training.config import ConfigError, TrainConfig, save_config
+from gemenvs.files import open_append, write_file
+from gemenvs.training.checkpoint import due, prepare_run_dir, write_checkpoint, write_config, write_json
+from gemenvs.training.config import ConfigError, TrainConfig
 from gemenvs.training.pool import pool_baselines
 from gemenvs.workers import fix_threads
 
@@ -303,20 +304,21 @@ class League:
         return rates
 
     def checkpoint(self, step: int) -> Path:
-        """Write checkpoints/step_N: main.npz, modules.pt (tensors only), config.yaml, trainer.json."""
-        ckpt = self.run_dir / "checkpoints" / f"step_{step:09d}"
-        ckpt.mkdir(parents=True, exist_ok=True)
+        """Write checkpoints/step_N: main.npz, modules.pt (tensors only), config.yaml, trainer.json, all or
+        nothing (:func:`~gemenvs.training.checkpoint.write_checkpoint`)."""
         modules = [MAIN] + [s["module"] for s in self.slots]
         weights = module_weights(self.algo, modules)
-        torch.save({m: {k: torch.as_tensor(v) for k, v in w.items()} for m, w in weights.items()}, ckpt / "modules.pt")
-        export_agent(weights[MAIN], self.cfg, step).save(ckpt / "main.npz")
-        save_config(self.cfg, ckpt / "config.yaml")
-        (ckpt / "trainer.json").write_text(json.dumps({
-            "backend": "rllib", "step": step, "iteration": self.algo.iteration, "slots": self.slots,
-            "next_slot": self.next_slot, "next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
-            "next_checkpoint": self.next_checkpoint, "best_score": float(self.best_score),
-            "best_step": self.best_step}, indent=1))
-        return ckpt
+        state = io.BytesIO()
+        torch.save({m: {k: torch.as_tensor(v) for k, v in w.items()} for m, w in weights.items()}, state)
+        trainer = {"backend": "rllib", "step": step, "iteration": self.algo.iteration, "slots": self.slots,
+                   "next_slot": self.next_slot, "next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
+                   "next_checkpoint": self.next_checkpoint, "best_score": float(self.best_score),
+                   "best_step": self.best_step}
+        return write_checkpoint(self.run_dir, step, [
+            ("modules.pt", state.getvalue()),
+            ("main.npz", export_agent(weights[MAIN], self.cfg, step).save),
+            ("config.yaml", lambda path: write_config(path.parent, self.cfg)),
+            ("trainer.json", lambda path: write_json(path.parent, path.name, trainer))])
 
     def after_iteration(self, step: int) -> dict[str, float] | None:
         """Snapshots, evaluation and checkpoints that are due at ``step``; the evaluation's win rates if one ran."""
@@ -370,7 +372,7 @@ def train(cfg: TrainConfig, resume: str | os.PathLike | None = None) -> Path:
     algo = None
     try:
         run_dir = prepare_run_dir(cfg)
-        save_config(cfg, run_dir / "config.yaml")
+        write_config(run_dir, cfg)
         algo = algo_config(cfg).build_algo()
         league = League(cfg, run_dir, algo)
         if league.slots:  # the frozen versions start as the initial main
@@ -381,7 +383,8 @@ def train(cfg: TrainConfig, resume: str | os.PathLike | None = None) -> Path:
         print(f"rllib: {cfg.rllib.num_env_runners} env runners x {cfg.rllib.num_envs_per_env_runner} games, "
               f"{train_batch_size(cfg)} steps per iteration, league: main + {len(league.slots)} frozen versions, "
               f"baselines {baselines(cfg)} in {baseline_share(cfg):.0%} of the episodes")
-        with open(run_dir / "progress.csv", "w", newline="") as f:
+        write_file(run_dir, "progress.csv", "")
+        with open_append(run_dir, "progress.csv") as f:
             writer = csv.DictWriter(f, fieldnames=PROGRESS_FIELDS)
             writer.writeheader()
             while step < cfg.total_timesteps:

@@ -22,7 +22,7 @@ folder), ``config.yaml``, ``checkpoints/step_N/{model.zip, config.yaml, pool.jso
 """
 from __future__ import annotations
 
-import json
+import io
 import time
 from collections import deque
 from pathlib import Path
@@ -37,6 +37,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 from tqdm.auto import tqdm
 
 from gemenvs.agents.policy import PolicyAgent
+from gemenvs.files import write_file
 from gemenvs.training.budget import TimeLimit, count
 from gemenvs.training.checkpoint import (
     Checkpoint,
@@ -47,8 +48,12 @@ from gemenvs.training.checkpoint import (
     prepare_run_dir,
     read_checkpoint,
     restore_model,
+    run_folder,
+    write_checkpoint,
+    write_config,
+    write_json,
 )
-from gemenvs.training.config import TrainConfig, game_name, save_config
+from gemenvs.training.config import TrainConfig, game_name
 from gemenvs.training.evaluate import append_eval_rows, curve_title, evaluate, final_evaluation, warm_start_label
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pretrain import CloneReport
@@ -167,7 +172,7 @@ class Trainer(RunSchedule):
         """Freeze the current actor into the pool."""
         name = f"snapshot_{step}"
         path = Path("pool") / f"{name}.npz"
-        policy_agent(model, self.cfg, metadata={"step": step}).save(self.run_dir / path)
+        policy_agent(model, self.cfg, metadata={"step": step}).save(run_folder(self.run_dir, "pool") / path.name)
         self.pool.add_snapshot(name, str(path))
 
     def evaluate(self, model: MaskablePPO, step: int, logger) -> dict:
@@ -186,23 +191,30 @@ class Trainer(RunSchedule):
         score = e.best_score(rates)
         if score > self.best_score:
             self.best_score, self.best_step = score, step
-            model.save(self.run_dir / "best_model.zip")
+            save_model(model, self.run_dir, "best_model.zip")
             focal.save(self.run_dir / "best_model.npz")
         plot_learning_curve(path, self.run_dir / "learning_curve.png", self.players, curve_title(self.cfg, self.players),
                             warm_start=warm_start_label(self.cfg))
         return rates
 
     def checkpoint(self, model: MaskablePPO, step: int) -> Path:
-        """Write model, config, pool and schedule to checkpoints/step_N."""
-        ckpt = self.run_dir / "checkpoints" / f"step_{step:09d}"
-        ckpt.mkdir(parents=True, exist_ok=True)
-        model.save(ckpt / "model.zip")
+        """Write model, config, pool and schedule to checkpoints/step_N, all or nothing
+        (:func:`~gemenvs.training.checkpoint.write_checkpoint`)."""
+        files = [("model.zip", lambda path: save_model(model, path.parent, path.name))]
         if self.cfg.env.features is not None:  # (model.zip cannot name the features the actor reads; this file does)
-            policy_agent(model, self.cfg, metadata={"step": step}).save(ckpt / "policy.npz")
-        save_config(self.cfg, ckpt / "config.yaml")
-        (ckpt / "pool.json").write_text(json.dumps(self.pool.to_dict(), indent=1))
-        (ckpt / "trainer.json").write_text(json.dumps(self.state_dict(), indent=1))
-        return ckpt
+            files.append(("policy.npz", policy_agent(model, self.cfg, metadata={"step": step}).save))
+        trainer = self.state_dict()
+        files += [("config.yaml", lambda path: write_config(path.parent, self.cfg)),
+                  ("pool.json", lambda path: write_json(path.parent, path.name, self.pool.to_dict())),
+                  ("trainer.json", lambda path: write_json(path.parent, path.name, trainer))]
+        return write_checkpoint(self.run_dir, step, files)
+
+
+def save_model(model: MaskablePPO, folder: Path, name: str) -> Path:
+    """``model.save`` as ``folder/name``, all or nothing and never through a symbolic link."""
+    buffer = io.BytesIO()
+    model.save(buffer)
+    return write_file(folder, name, buffer.getvalue())
 
 
 # ----------------------------------------------------------------------------- the callback
@@ -303,8 +315,9 @@ class SelfPlayCallback(BaseCallback):
 def make_logger(run_dir: Path, step: int) -> Logger:
     """CSV (a new file per resumed segment) and TensorBoard logs in the run folder."""
     csv_name = "progress.csv" if step == 0 else f"progress_from_{step}.csv"
+    write_file(run_dir, csv_name, "")  # (a new file in place of a link or an earlier file, that SB3 then fills)
     return Logger(str(run_dir), [CSVOutputFormat(str(run_dir / csv_name)),
-                                 TensorBoardOutputFormat(str(run_dir / "tb"))])
+                                 TensorBoardOutputFormat(str(run_folder(run_dir, "tb")))])
 
 
 def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
@@ -331,7 +344,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             restore_model(model, ckpt)
             model.set_random_seed(cfg.seed + model.num_timesteps)
             print(f"resuming {run_dir} from {ckpt.path.name} at step {model.num_timesteps}")
-        save_config(cfg, run_dir / "config.yaml")
+        write_config(run_dir, cfg)
         logger = make_logger(run_dir, model.num_timesteps)
         model.set_logger(logger)
         start = time.time()
@@ -354,7 +367,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             logger.close()  # (progress.csv and the TensorBoard file)
     train_seconds = time.time() - start
     step = model.num_timesteps
-    model.save(run_dir / "final_model.zip")
+    save_model(model, run_dir, "final_model.zip")
     if cfg.env.features is not None:  # (a .zip cannot name the features the network reads; the .npz does)
         policy_agent(model, cfg, metadata={"step": step}).save(run_dir / "final_model.npz")
     trainer.checkpoint(model, step)

@@ -25,9 +25,17 @@ scores, winners, ranks and the engine's decision log), appended as games finish.
 tournament started again with the same command and ``--out`` plays only the missing games; the
 summary is always computed from the results sorted by game index, so the numbers do not depend
 on workers, order of completion or interruptions. :func:`replay_record` replays a line through
-the engine and checks its final scores. While games are played, a bar on stderr counts the games of
+the engine and checks its final scores; a resumed tournament replays every stored line before it
+trusts it (:func:`read_results`: the line must be the scheduled game, and its scores, winners and
+ranks those of its replay); a line that is not is a one-line error naming it (only a last line cut
+by a kill is skipped). While games are played, a bar on stderr counts the games of
 the schedule played (a resumed tournament's starts at those already played) with the time left; it
 is drawn when stderr is a terminal (``progress``, :func:`progress_bar`).
+
+**Files.** ``--out`` is a folder the tournament owns: it writes :data:`TOURNAMENT_MARKER` there
+when it makes the folder (or finds it empty), and writes into an existing folder without that
+marker only with ``--overwrite``. Every file is written all or nothing and never through a
+symbolic link (:mod:`gemenvs.files`); nothing outside ``--out`` is touched.
 
 **Summary.** Per agent (over its seat-games): win rate (a shared win counts 1/winners; Wilson 95%
 interval), mean score, mean margin (own score minus the best other score) and mean rank (1 =
@@ -55,10 +63,29 @@ from pathlib import Path
 import numpy as np
 
 from gemenvs.agents.match import play_engine_game, replay_game, wilson_interval
+from gemenvs.files import (
+    FileProblem,
+    existing_head,
+    iter_lines,
+    loads_json,
+    open_append,
+    owned_folder,
+    read_json,
+    remove_file,
+    write_file,
+)
 
 #: files a tournament writes into ``--out`` (nothing else there is touched)
 OUT_FILES = ("tournament.json", "results.jsonl", "leaderboard.md", "leaderboard.csv", "head_to_head.csv",
              "head_to_head.png", "summary.json")
+#: the file that marks ``--out`` as a folder gemenvs-tournament made (written first, with the folder)
+TOURNAMENT_MARKER = ".gemenvs-tournament"
+_MARKER_TEXT = "gemenvs-tournament writes its results into this folder; --overwrite may replace them.\n"
+#: the longest line of results.jsonl read back, in bytes (a game's record with its decision log: a few KB)
+MAX_RESULT_LINE_BYTES = 4 * 2**20
+#: the keys of a game's record (a line of results.jsonl)
+RECORD_KEYS = ("index", "cycle", "lineup", "rotation", "deal", "seed", "game", "options", "seats", "agent_seeds",
+               "scores", "winners", "ranks", "log")
 
 
 class TournamentError(ValueError):
@@ -259,12 +286,18 @@ def play_fixture(spec: TournamentSpec, fx: Fixture) -> dict:
     seats = [_agent(worker, spec, a, s) for s, a in enumerate(fx.seats)]
     seeds = [agent_seed(spec.seed, fx.index, s) for s in range(len(seats))]
     state = play_engine_game(game, seats, fx.seed, seeds)
+    return game_record(spec, fx, game, state)
+
+
+def game_record(spec: TournamentSpec, fx: Fixture, game, state) -> dict:
+    """The record (a line of results.jsonl) of scheduled game ``fx`` that ended in ``state``."""
     res = game.results(state)
     keys = res.rank_keys if res.rank_keys is not None else res.scores
     return {
         "index": fx.index, "cycle": fx.cycle, "lineup": fx.lineup, "rotation": fx.rotation, "deal": fx.deal,
         "seed": fx.seed, "game": spec.game, "options": spec.options, "seats": [spec.agents[a] for a in fx.seats],
-        "agent_seeds": seeds, "scores": [float(x) for x in res.scores], "winners": [int(w) for w in res.winners],
+        "agent_seeds": [agent_seed(spec.seed, fx.index, s) for s in range(len(fx.seats))],
+        "scores": [float(x) for x in res.scores], "winners": [int(w) for w in res.winners],
         "ranks": ranks_of([_plain(k) for k in keys]), "log": [[int(x) for x in e] for e in state.log],
     }
 
@@ -291,55 +324,130 @@ def replay_record(record: dict):
 
 # ----------------------------------------------------------------------------- files and resuming
 
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _canonical(value) -> str:
+    """JSON text that tells apart what ``==`` does not (1, 1.0 and true)."""
+    return json.dumps(value, sort_keys=True)
+
+
+def check_record(rec, spec: TournamentSpec, fixtures: dict[int, Fixture], game, where: str) -> dict:
+    """A stored game's record checked against the schedule and replayed through the engine (``game``, built
+    with ``spec.options``); the record the replay gives (equal to ``rec``). A record that is not the scheduled
+    game, does not replay, or states other scores, winners or ranks than its replay: a TournamentError."""
+    if not isinstance(rec, dict) or set(rec) != set(RECORD_KEYS):
+        keys = sorted(rec) if isinstance(rec, dict) else type(rec).__name__
+        raise TournamentError(f"{where}: not a game record of gemenvs-tournament (expected the keys "
+                              f"{', '.join(RECORD_KEYS)}; got {str(keys)[:120]})")
+    index = rec["index"]
+    if not _is_int(index) or index not in fixtures:
+        raise TournamentError(f"{where}: game index {str(index)[:40]} is not one of the {len(fixtures)} games of this "
+                              f"tournament's schedule")
+    fx = fixtures[index]
+    log = rec["log"]
+    if not isinstance(log, list) or not all(isinstance(e, list) and len(e) == 3 and all(_is_int(x) for x in e)
+                                            for e in log):
+        raise TournamentError(f"{where}: game {index}: the log must be a list of [seat, action, forced] integers")
+    try:
+        state = replay_game(game, fx.seed, log)
+    except (ValueError, IndexError, KeyError, TypeError, OverflowError) as e:
+        raise TournamentError(f"{where}: game {index} does not replay through the engine "
+                              f"({' '.join(str(e).split())[:200]})") from None
+    expected = game_record(spec, fx, game, state)
+    differ = [k for k in RECORD_KEYS if _canonical(rec[k]) != _canonical(expected[k])]
+    if differ:
+        raise TournamentError(f"{where}: game {index} differs from its replay through the engine in "
+                              f"{', '.join(differ)}; the line was changed, so it is not used (delete it, and the "
+                              f"game is played again)")
+    return expected
+
+
+def _ends_with_newline(path: Path) -> bool:
+    from gemenvs.files import open_regular
+
+    with open_regular(path, what="results file") as f:
+        if f.seek(0, os.SEEK_END) == 0:
+            return True
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
+
+
 def read_results(path: Path, spec: TournamentSpec) -> dict[int, dict]:
-    """The complete lines of a results file that belong to ``spec``'s schedule, by game index (a line cut
-    by a kill, or a repeated index, is skipped)."""
+    """The games of ``spec``'s schedule stored in a results file, by game index, each checked and replayed
+    first (:func:`check_record`). A last line cut by a kill is skipped; any other line that is not JSON, not
+    a record of this schedule, a game stored twice or a record its replay contradicts is a TournamentError
+    naming the line (reading: :func:`gemenvs.files.iter_lines`, bounded)."""
+    if not path.exists() and not path.is_symlink():
+        return {}
     fixtures = {fx.index: fx for fx in spec.fixtures()}
+    game = make_raw_env(spec.game, spec.options).game
     done: dict[int, dict] = {}
-    if not path.exists():
-        return done
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            fx = fixtures.get(rec.get("index")) if isinstance(rec, dict) else None
-            if fx is None or rec.get("seed") != fx.seed or rec.get("seats") != [spec.agents[a] for a in fx.seats]:
-                continue
-            done.setdefault(fx.index, rec)
+    lines_of: dict[int, int] = {}
+
+    def take(number: int, text: str, last: bool) -> None:
+        where = f"{path}, line {number}"
+        try:
+            rec = loads_json(text, where, max_depth=8)
+        except FileProblem:
+            if last and cut:
+                return  # (the line a kill cut: that game is played again)
+            raise
+        rec = check_record(rec, spec, fixtures, game, where)
+        if rec["index"] in done:
+            raise TournamentError(f"{where}: game {rec['index']} is stored twice (lines {lines_of[rec['index']]} "
+                                  f"and {number})")
+        done[rec["index"]], lines_of[rec["index"]] = rec, number
+
+    try:
+        existing_head(path.parent, path.name, 0)  # (a symbolic link or a special file there: refused)
+        cut = not _ends_with_newline(path)
+        before = None
+        for number, text in iter_lines(path, MAX_RESULT_LINE_BYTES, len(fixtures) + 1,
+                                       max_bytes=(len(fixtures) + 1) * MAX_RESULT_LINE_BYTES, what="results file"):
+            if before is not None:
+                take(*before, last=False)
+            before = (number, text)
+        if before is not None:
+            take(*before, last=True)
+    except FileProblem as e:
+        raise TournamentError(str(e)) from None
     return done
 
 
 def prepare_out(out: Path, spec: TournamentSpec, overwrite: bool = False) -> dict[int, dict]:
-    """Make ``out`` ready: a new folder, or the same tournament's folder (resume: its finished games are
-    returned), or with ``overwrite`` the tournament files there removed. Another tournament's folder
-    is a TournamentError."""
+    """Make ``out`` ready: a new (or empty) folder, marked with :data:`TOURNAMENT_MARKER`; or the same
+    tournament's folder (resume: its finished games, checked by :func:`read_results`, are returned); or with
+    ``overwrite`` the tournament files there removed. A folder the tournament did not make, without
+    ``overwrite``, another tournament's folder, or a symbolic link at ``out`` or at any file it writes, is a
+    TournamentError; nothing outside ``out`` is written."""
     meta = out / "tournament.json"
-    if out.exists() and not out.is_dir():
-        raise TournamentError(f"--out {out} is a file, not a folder")
-    if overwrite:
-        for name in OUT_FILES:
-            if (out / name).exists():
-                (out / name).unlink()
-    elif meta.exists():
-        try:
-            saved = json.loads(meta.read_text(encoding="utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError):
-            saved = None
-        if saved != asdict(spec):
-            raise TournamentError(f"{out} holds another tournament ({meta}); give another --out or --overwrite")
-    elif (out / "results.jsonl").exists():
-        raise TournamentError(f"{out} has results.jsonl but no tournament.json; give another --out or --overwrite")
-    out.mkdir(parents=True, exist_ok=True)
-    done = read_results(out / "results.jsonl", spec)
-    # rewrite the file without cut or stray lines, in index order, so appends start on a clean line
-    tmp = out / "results.jsonl.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        for k in sorted(done):
-            f.write(json.dumps(done[k], separators=(",", ":")) + "\n")
-    os.replace(tmp, out / "results.jsonl")
-    meta.write_text(json.dumps(asdict(spec), indent=1) + "\n", encoding="utf-8")
+    try:
+        owned_folder(out, TOURNAMENT_MARKER, _MARKER_TEXT, overwrite,
+                     hint=f"give another --out, or --overwrite to write the tournament's files into it (a folder "
+                          f"of an older version can be marked with: touch {out / TOURNAMENT_MARKER})")
+        if overwrite:
+            for name in OUT_FILES:
+                remove_file(out, name)
+        elif meta.exists() or meta.is_symlink():
+            existing_head(out, meta.name, 0)  # (a symbolic link there is refused, not read)
+            try:
+                saved = read_json(meta, 2**20, "tournament.json")
+            except FileProblem as e:
+                raise TournamentError(f"{out} holds a tournament.json that cannot be read ({e}); give another --out "
+                                      f"or --overwrite") from None
+            if saved != asdict(spec):
+                raise TournamentError(f"{out} holds another tournament ({meta}); give another --out or --overwrite")
+        elif (out / "results.jsonl").exists() or (out / "results.jsonl").is_symlink():
+            raise TournamentError(f"{out} has results.jsonl but no tournament.json; give another --out or --overwrite")
+        done = read_results(out / "results.jsonl", spec)
+        # rewrite the file without the cut line, in index order, so appends start on a clean line
+        write_file(out, "results.jsonl", "".join(json.dumps(done[k], separators=(",", ":")) + "\n"
+                                                 for k in sorted(done)))
+        write_file(out, "tournament.json", json.dumps(asdict(spec), indent=1) + "\n")
+    except FileProblem as e:  # (a symbolic link or a special file where a file goes, a folder not the tournament's)
+        raise TournamentError(str(e)) from None
     return done
 
 
@@ -363,7 +471,7 @@ def run_games(spec: TournamentSpec, done: dict[int, dict] | None = None, workers
     fixtures = spec.fixtures()
     todo = [fx for fx in fixtures if fx.index not in done]
     chunks = [todo[k:k + spec.num_players] for k in range(0, len(todo), spec.num_players)]  # about one deal each
-    sink = open(results_path, "a", encoding="utf-8") if results_path is not None else None
+    sink = open_append(results_path.parent, results_path.name) if results_path is not None else None
     bar = progress_bar(len(fixtures), f"{spec.game} tournament", progress, initial=len(fixtures) - len(todo))
 
     def take(records: list[dict]) -> None:
@@ -494,29 +602,45 @@ def leaderboard_markdown(rows: Sequence[AgentSummary]) -> str:
 
 def write_outputs(out: Path, spec: TournamentSpec, rows: Sequence[AgentSummary], h2h: np.ndarray,
                   title: str) -> None:
-    """Leaderboard (Markdown, CSV), head-to-head (CSV, PNG) and summary.json into ``out``."""
-    (out / "leaderboard.md").write_text(f"{title}\n\n{leaderboard_markdown(rows)}\n", encoding="utf-8")
-    with open(out / "leaderboard.csv", "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["rank", "agent", "seat_games", "win_rate", "win_lo", "win_hi", "mean_score", "score_lo", "score_hi",
-                    "mean_margin", "margin_lo", "margin_hi", "mean_rank", "rank_lo", "rank_hi", "mu", "sigma",
-                    "ordinal"])
-        for i, r in enumerate(rows, 1):
-            w.writerow([i, r.agent, r.games, *(f"{x:.6g}" for x in (r.win_rate, *r.win_ci, *r.score, *r.margin,
-                                                                      *r.rank, r.mu, r.sigma, r.ordinal))])
-    with open(out / "head_to_head.csv", "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["row ahead of column", *spec.agents])
-        for a, line in zip(spec.agents, h2h):
-            w.writerow([a, *("" if np.isnan(x) else f"{x:.6g}" for x in line)])
-    plot_head_to_head(h2h, spec.agents, out / "head_to_head.png", title)
+    """Leaderboard (Markdown, CSV), head-to-head (CSV, PNG) and summary.json into ``out``, each all or nothing
+    and never through a symbolic link (:func:`gemenvs.files.write_file`)."""
+    import io
+
+    write_file(out, "leaderboard.md", f"{title}\n\n{leaderboard_markdown(rows)}\n")
+    f = io.StringIO(newline="")
+    w = csv.writer(f)
+    w.writerow(["rank", "agent", "seat_games", "win_rate", "win_lo", "win_hi", "mean_score", "score_lo", "score_hi",
+                "mean_margin", "margin_lo", "margin_hi", "mean_rank", "rank_lo", "rank_hi", "mu", "sigma",
+                "ordinal"])
+    for i, r in enumerate(rows, 1):
+        w.writerow([i, r.agent, r.games, *(f"{x:.6g}" for x in (r.win_rate, *r.win_ci, *r.score, *r.margin,
+                                                                  *r.rank, r.mu, r.sigma, r.ordinal))])
+    write_file(out, "leaderboard.csv", f.getvalue())
+    f = io.StringIO(newline="")
+    w = csv.writer(f)
+    w.writerow(["row ahead of column", *spec.agents])
+    for a, line in zip(spec.agents, h2h):
+        w.writerow([a, *("" if np.isnan(x) else f"{x:.6g}" for x in line)])
+    write_file(out, "head_to_head.csv", f.getvalue())
+    write_file(out, "head_to_head.png", head_to_head_png(h2h, spec.agents, title))
     summary = {"spec": asdict(spec), "leaderboard": [asdict(r) for r in rows],
                "head_to_head": [[None if np.isnan(x) else float(x) for x in line] for line in h2h]}
-    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    write_file(out, "summary.json", json.dumps(summary, indent=1) + "\n")
 
 
 def plot_head_to_head(h2h: np.ndarray, agents: Sequence[str], path: Path, title: str = "") -> Path:
-    """A heatmap PNG: cell (row, column) = how often row finished ahead of column at one table."""
+    """A heatmap PNG at ``path`` (:func:`head_to_head_png`; never written through a symbolic link)."""
+    from gemenvs.files import user_folder
+
+    path = Path(path)
+    write_file(user_folder(path), path.name, head_to_head_png(h2h, agents, title))
+    return path
+
+
+def head_to_head_png(h2h: np.ndarray, agents: Sequence[str], title: str = "") -> bytes:
+    """A heatmap as PNG bytes: cell (row, column) = how often row finished ahead of column at one table."""
+    import io
+
     from matplotlib.figure import Figure  # no pyplot: the caller's backend (a notebook's) stays as it is
 
     labels = [Path(a).stem if is_model_path(a) else a for a in agents]
@@ -539,8 +663,9 @@ def plot_head_to_head(h2h: np.ndarray, agents: Sequence[str], path: Path, title:
         ax.set_title("\n".join(textwrap.wrap(title, 48)), fontsize=8)
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="share of tables: row ahead of column")
     fig.tight_layout()
-    fig.savefig(path)
-    return path
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return buffer.getvalue()
 
 
 def title_of(spec: TournamentSpec) -> str:
@@ -606,7 +731,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--greedy", action="store_true", help="models play their most likely action (default: sample)")
     p.add_argument("--workers", type=int, default=1, help="processes playing games (default 1)")
     p.add_argument("--out", default=None, help="folder for results.jsonl, leaderboard, heatmap (resumes there)")
-    p.add_argument("--overwrite", action="store_true", help="replace another tournament's files in --out")
+    p.add_argument("--overwrite", action="store_true", help="replace another tournament's files in --out, or write "
+                                                            "into an --out folder the tournament did not make")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_version_argument(p)
     return p.parse_args(argv)

@@ -237,7 +237,13 @@ def write_animation(frames: Sequence[np.ndarray], path: str | PathLike, fps: flo
     with Pillow, ``.mp4`` with imageio-ffmpeg (a RuntimeError says what to install when it is
     missing). A GIF shows a final-score frame of :func:`replay_frames` for
     :data:`SCORE_HOLD_SECONDS`. Returns an :class:`Animation` (its ``summary()`` is one line for
-    the user); ``progress``: a bar over the frames (see the module docstring)."""
+    the user); ``progress``: a bar over the frames (see the module docstring). The file is written all or
+    nothing, never through a symbolic link, and over an existing file only when that is an animation of the
+    same kind (else :class:`gemenvs.files.WriteRefused`, one line)."""
+    import io
+
+    from gemenvs.files import WriteRefused, existing_head, user_folder, write_file
+
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".gif", ".mp4"):
@@ -252,6 +258,11 @@ def write_animation(frames: Sequence[np.ndarray], path: str | PathLike, fps: flo
     for k, f in enumerate(frames):
         if not isinstance(f, np.ndarray) or f.dtype != np.uint8 or f.ndim != 3 or f.shape[2] != 3 or f.shape != shape:
             raise ValueError(f"frame {k} is not an (H, W, 3) uint8 array of the first frame's shape {shape}")
+    folder = user_folder(path)
+    head = existing_head(folder, path.name, 12)
+    if head is not None and not (head.startswith(b"GIF8") if suffix == ".gif" else head[4:8] == b"ftyp"):
+        kind = "a GIF" if suffix == ".gif" else "an MP4"
+        raise WriteRefused(f"{path} exists and is not {kind} file; refusing to overwrite it")
     if suffix == ".gif":
         _require_pillow()
         from PIL import Image
@@ -276,9 +287,12 @@ def write_animation(frames: Sequence[np.ndarray], path: str | PathLike, fps: flo
                 bar.update(1)
                 bar.set_description(f"encoding {path.name}")
 
-            image(frames[0]).save(path, save_all=True, append_images=rest(), duration=durations, loop=0)
-        with Image.open(path) as gif:
+            buffer = io.BytesIO()
+            image(frames[0]).save(buffer, format="GIF", save_all=True, append_images=rest(), duration=durations,
+                                  loop=0)
+        with Image.open(buffer) as gif:
             written = gif.n_frames
+        write_file(folder, path.name, buffer.getvalue())
         return Animation(path, written, len(frames), replay)
     try:
         import imageio_ffmpeg
@@ -287,16 +301,25 @@ def write_animation(frames: Sequence[np.ndarray], path: str | PathLike, fps: flo
     height, width = shape[:2]
     # yuv420p needs even sides: pad by one black row/column when odd
     even_h, even_w = height + height % 2, width + width % 2
-    writer = imageio_ffmpeg.write_frames(str(path), (even_w, even_h), fps=fps, macro_block_size=1,
-                                         pix_fmt_out="yuv420p")
-    writer.send(None)
-    with _bar(progress, len(frames), f"writing {path.name}", "frame") as bar:
-        for f in frames:
-            if (even_h, even_w) != (height, width):
-                f = np.pad(f, ((0, even_h - height), (0, even_w - width), (0, 0)))
-            writer.send(np.ascontiguousarray(f))
-            bar.update(1)
-    writer.close()
+    import shutil
+    import tempfile
+
+    scratch = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=folder))  # (ffmpeg writes there; private, 0700)
+    try:
+        movie = scratch / "movie.mp4"
+        writer = imageio_ffmpeg.write_frames(str(movie), (even_w, even_h), fps=fps, macro_block_size=1,
+                                             pix_fmt_out="yuv420p")
+        writer.send(None)
+        with _bar(progress, len(frames), f"writing {path.name}", "frame") as bar:
+            for f in frames:
+                if (even_h, even_w) != (height, width):
+                    f = np.pad(f, ((0, even_h - height), (0, even_w - width), (0, 0)))
+                writer.send(np.ascontiguousarray(f))
+                bar.update(1)
+        writer.close()
+        write_file(folder, path.name, movie.read_bytes())
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return Animation(path, len(frames), len(frames), replay)
 
 
