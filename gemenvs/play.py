@@ -187,6 +187,17 @@ def spaced_names(game: Game, action: int) -> list[str]:
     return list(dict.fromkeys([_words(game.action_spec.label(action)), _words(game.action_name(action))]))
 
 
+def short_form_of(typed: str, name: str) -> bool:
+    """Whether the spaced answer ``typed`` is a short form of the spaced name ``name``: the same first and last
+    word, and its words in the name in order (``pay 1`` of ``pay coin 1``, ``target +1`` of ``target player +1
+    left`` is not one: the last word differs)."""
+    words, full = typed.split(), name.split()
+    if len(words) < 2 or len(words) >= len(full) or words[0] != full[0] or words[-1] != full[-1]:
+        return False
+    rest = iter(full[1:-1])
+    return all(any(w == f for f in rest) for w in words[1:-1])
+
+
 def choice_text(game: Game, action: int) -> str:
     """How a choice is listed: its action-spec label, plus the game's own name when that says more."""
     label = game.action_spec.label(action)
@@ -310,6 +321,12 @@ def parse_choice(game: Game, state, seat: int, legal: Sequence[int], text: str) 
         if key in names_of(a):
             reason = game.why_illegal(state, seat, a) or "not legal now"
             return None, f"{game.action_spec.label(a)} is not allowed now: {reason}"
+    short = [a for a in legal if any(short_form_of(key, name) for name in names[a])]  # (pay 1: pay coin 1)
+    if len(short) == 1:
+        return int(short[0]), None
+    if short:
+        shown = " or ".join(game.action_spec.label(a) for a in short[:5]) + (" or ..." if len(short) > 5 else "")
+        return None, f"{quoted} could be {shown}: type the whole name"
     prefix = [a for a in legal if any(name.startswith(key) for name in names[a])]
     if len(prefix) == 1:
         return int(prefix[0]), None

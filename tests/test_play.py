@@ -366,3 +366,32 @@ def test_help_name_at_the_prompt():
         assert code == 0, text
         assert f"there is no card help for {'MegaGem' if game == 'megagem' else 'GEM'}" in text
         assert "bid[...]: bid that many" in text and "You left the game." in text
+
+
+def test_a_short_spaced_name_chooses_the_one_legal_action_it_fits():
+    """``pay 1`` is ``pay_coin[1]`` (spaced ``pay coin 1``) when no ``pay_card[1]`` is legal beside it, and a
+    one-line question naming both when one is; the GEM decisions of seeded random games, every pay action."""
+    from gemenvs.gem.game import Gem
+
+    game = Gem(num_players=3)
+    spec = game.action_spec
+    rng = np.random.default_rng(0)
+    seen = {"chosen": 0, "ambiguous": 0}
+    for seed in range(30):
+        state = game.new_state(seed)
+        while not game.is_over(state):
+            seat = game.to_act(state)[0]
+            legal = [int(a) for a in game.legal_actions(state, seat)]
+            pays = {a: spec.label(a)[:-1].split("[") for a in legal if spec.label(a).startswith("pay_")}
+            for a, (group, arg) in pays.items():
+                rivals = [b for b, (_, other) in pays.items() if other == arg]
+                chosen, reason = parse_choice(game, state, seat, legal, f"pay {arg}")
+                if len(rivals) == 1:
+                    assert (chosen, reason) == (a, None)
+                    seen["chosen"] += 1
+                else:
+                    assert chosen is None and reason.count("\n") == 0 and " or " in reason
+                    assert all(spec.label(b) in reason for b in rivals)
+                    seen["ambiguous"] += 1
+            game.apply(state, seat, int(rng.choice(legal)))
+    assert seen["chosen"] > 0, seen
