@@ -103,3 +103,17 @@ def legal_counts(action_masks: np.ndarray) -> np.ndarray:
         row = int(np.flatnonzero(counts == 0)[0])
         raise ValueError(f"row {row}: the action mask allows no action: this agent is not to act now")
     return counts
+
+
+def decide(agent: Agent, state, seat: int, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    """``agent``'s action for ``seat``: the protocol of search agents lives here.
+
+    An agent whose ``needs_state`` attribute is true (a search agent, e.g.
+    :class:`~gemenvs.agents.search.ISMCTSAgent`) gets ``act_with_state(state, seat, observation,
+    action_mask)`` with the engine ``state`` of the game in progress; it must not change that state
+    and must decide only from what ``seat`` can see (it redraws the hidden part with the game's
+    ``resample_hidden`` before searching). Every other agent gets ``act(observation, action_mask)``.
+    """
+    if getattr(agent, "needs_state", False):
+        return agent.act_with_state(state, seat, observation, action_mask)
+    return agent.act(observation, action_mask)

@@ -18,7 +18,7 @@ Loading never runs code: the name must be one of :data:`FEATURES`.
 Some features are computed from the engine state instead (``needs_state``: Gem Jam's
 ``gemjam_lookahead_advice``, a one-turn search from the seat's view): ``feats.augment_state(obs, state, seat)``
 for one decision. The training environment and the pretraining games hand them the state; a policy reading
-them is played like a search agent (:func:`gemenvs.agents.match.decide` hands it the state).
+them is played like a search agent (:func:`gemenvs.agents.base.decide` hands it the state).
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class ObservationFeatures:
     game = ""
     #: whether the numbers are computed from the engine state (:meth:`from_state`, e.g. a search from the seat's
     #: view) rather than from the observation and mask alone; a policy reading them then plays through
-    #: :func:`gemenvs.agents.match.decide` (``needs_state``), as search agents do
+    #: :func:`gemenvs.agents.base.decide` (``needs_state``), as search agents do
     needs_state = False
 
     def __init__(self, options: dict[str, Any] | None = None):
@@ -218,7 +218,7 @@ class GemJamLookaheadAdvice(ObservationFeatures):
 
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         raise ValueError(f"{self.name} is computed from the engine state, not from observations: use from_state, "
-                         f"or play the policy through gemenvs.agents.match (decide), which hands it the state")
+                         f"or play the policy through gemenvs.arena.match (decide), which hands it the state")
 
     def reset(self, seed: int | None = None) -> None:
         """Reseed the lookahead's redraws of the hidden state."""

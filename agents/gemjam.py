@@ -244,7 +244,7 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Not available: the lookahead decides from the engine state (:meth:`act_with_state`)."""
-        raise TypeError("GemJamLookaheadAgent needs the engine state: play it through gemenvs.agents.match (play_game, "
+        raise TypeError("GemJamLookaheadAgent needs the engine state: play it through gemenvs.arena.match (play_game, "
                         "play_engine_game, decide), which call act_with_state for agents with needs_state = True")
 
     def rule_act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

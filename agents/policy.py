@@ -125,7 +125,7 @@ class PolicyAgent(BaseAgent):
                                  f"and the {features.size} numbers of {features.name}")
             self.metadata["features"] = features.to_dict()
         #: features computed from the engine state make the policy a search-like agent: it is asked through
-        #: act_with_state (gemenvs.agents.match.decide), never act
+        #: act_with_state (gemenvs.agents.base.decide), never act
         self.needs_state = bool(features is not None and features.needs_state)
         super().__init__(num_actions=self.layers[-1][0].shape[1], seed=seed)
 
@@ -153,7 +153,7 @@ class PolicyAgent(BaseAgent):
             return x
         if self.features.needs_state:
             raise ValueError(f"this policy reads the observation features {self.features.name}, computed from the "
-                             "engine state: play it through gemenvs.agents.match (decide, play_game), which calls "
+                             "engine state: play it through gemenvs.arena.match (decide, play_game), which calls "
                              "act_with_state")
         if masks is None:
             raise ValueError(f"this policy reads the observation features {self.features.name}, computed from "

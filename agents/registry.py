@@ -34,7 +34,7 @@ FAMILIES: dict[str, dict[str, str]] = {
 
 #: agent name -> "module:Class" of the search agents, for every game: built by make_agent (keyword arguments
 #: go to the agent, e.g. ``make_agent("megagem", "ismcts", env, simulations=64)``) but not baselines, since
-#: they play only where the match runner hands them the engine state (agents/match.py: decide). A name may
+#: they play only where the match runner hands them the engine state (gemenvs/arena/match.py: decide). A name may
 #: carry the budget, ``"ismcts:64"`` (64 simulations per decision): the module's parse_name(name) gives the
 #: keyword arguments of a name, or a ValueError for a bad one (check_agent_name calls it)
 SEARCH_AGENTS: dict[str, str] = {"ismcts": "gemenvs.agents.search:ISMCTSAgent"}

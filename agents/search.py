@@ -1,6 +1,6 @@
 """A search agent for every game of the suite: information-set Monte Carlo tree search (ISMCTS).
 
-Protocol for search agents (the match runner, :mod:`gemenvs.agents.match`, follows it): an agent
+Protocol for search agents (the match runner, :mod:`gemenvs.arena.match`, follows it): an agent
 with the class attribute ``needs_state = True`` is asked for its decisions through
 ``act_with_state(state, seat, observation, action_mask)``, ``state`` being the engine state of the
 game in progress (never to be mutated) and the rest what :meth:`Agent.act` gets. Such an agent may
@@ -113,7 +113,7 @@ class ISMCTSAgent(BaseAgent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Not available: a search agent decides from the engine state (:meth:`act_with_state`)."""
-        raise TypeError("ISMCTSAgent needs the engine state: play it through gemenvs.agents.match (play_game, "
+        raise TypeError("ISMCTSAgent needs the engine state: play it through gemenvs.arena.match (play_game, "
                         "play_engine_game, run_match), which call act_with_state for agents with needs_state = True")
 
     # ------------------------------------------------------------------ deciding

@@ -18,11 +18,12 @@ import sys
 import time
 
 from gemenvs import gemjam_v0
-from gemenvs.agents import RandomAgent, run_match
-from gemenvs.agents.match import TimedAgent
+from gemenvs.agents import RandomAgent
+from gemenvs.arena import run_match
+from gemenvs.arena.match import TimedAgent
 from gemenvs.agents.gemjam import GemJamRuleAgent
-from gemenvs.training.benchmark import CountGames
-from gemenvs.training.tournament import progress_bar
+from gemenvs.arena.benchmark import CountGames
+from gemenvs.arena.tournament import progress_bar
 
 #: player count -> the least win rate of the rule agent against random players (issue 8)
 TARGETS = {3: 0.70}

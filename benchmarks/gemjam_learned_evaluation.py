@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 from gemenvs.agents.gemjam import GemJamLookaheadAgent, GemJamRuleAgent
-from gemenvs.training.benchmark import map_games
+from gemenvs.arena.benchmark import map_games
 from gemenvs.gemjam.game import GemJam
 from gemenvs.gemjam.winmodel import win_chances
 
@@ -134,7 +134,7 @@ class CriticLookahead(GemJamLookaheadAgent):
 
 def play_critic(path: str, at: str, seeds: list[int]) -> float:
     """Wins of the critic lookahead against two rule agents on ``seeds`` (seat ``g % 3``)."""
-    from gemenvs.agents.match import rotated_wins
+    from gemenvs.arena.match import rotated_wins
     game = GemJam(num_players=3)
     others = [GemJamRuleAgent(game.spec, game.num_actions, None, game.action_spec, manifest=game.opts.manifest)
               for _ in range(2)]

@@ -34,9 +34,9 @@ import numpy as np
 from gemenvs import gemjam_v0
 from gemenvs.agents.gemjam import GemJamLookaheadAgent, GemJamRuleAgent, parse_name
 from gemenvs.gemjam.winmodel import VALUE_FEATURES, player_features
-from gemenvs.agents.match import TimedAgent, play_engine_game
+from gemenvs.arena.match import TimedAgent, play_engine_game
 from gemenvs.agents.policy import PolicyAgent
-from gemenvs.training.tournament import progress_bar
+from gemenvs.arena.tournament import progress_bar
 
 #: extra rows: name -> keyword arguments of GemJamLookaheadAgent
 ROWS = {

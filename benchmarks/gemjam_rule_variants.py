@@ -27,8 +27,8 @@ import numpy as np
 
 from gemenvs import gemjam_v0
 from gemenvs.agents.gemjam import GemJamRuleAgent
-from gemenvs.agents.match import play_engine_game
-from gemenvs.training.tournament import progress_bar
+from gemenvs.arena.match import play_engine_game
+from gemenvs.arena.tournament import progress_bar
 
 #: spells that name no target player but hit every opponent (or any of them)
 HITS_EVERYONE = ("any_gem_jam", "kings_ransom", "armageddon", "tsunami", "meteor_strike", "dragons_loot",
@@ -93,7 +93,7 @@ VARIANTS = {"rule": GemJamRuleAgent, "react_all": ReactAll, "stealth": Stealth, 
 def play(variant: type, games: int, seed: int, progress: bool | None = False, label: str = "games"
          ) -> tuple[float, float, float]:
     """Win rate, its 95% half-width and mean margin of ``variant`` against two rule agents (``progress``: a bar
-    of the games on stderr named ``label``, see :func:`gemenvs.training.tournament.progress_bar`)."""
+    of the games on stderr named ``label``, see :func:`gemenvs.arena.tournament.progress_bar`)."""
     env = gemjam_v0.env(num_players=3)
     game = env.unwrapped.game
     focal = variant.for_env(env, seed=0)

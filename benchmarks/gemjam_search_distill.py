@@ -34,10 +34,10 @@ import torch
 from torch import nn
 
 from gemenvs.agents.gemjam import DECISIONS, SEARCHED, GemJamLookaheadAgent, GemJamRuleAgent
-from gemenvs.agents.match import play_engine_game
+from gemenvs.arena.match import play_engine_game
 from gemenvs.gemjam.game import GemJam
-from gemenvs.training.benchmark import map_games
-from gemenvs.training.tournament import progress_bar
+from gemenvs.arena.benchmark import map_games
+from gemenvs.arena.tournament import progress_bar
 
 #: advantages are win-chance differences (a few hundredths): scaled for the regression
 SCALE = 10.0

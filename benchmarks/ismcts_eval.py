@@ -18,13 +18,13 @@ import argparse
 import json
 import time
 
-from gemenvs.agents.match import MatchResult, TimedAgent, play_engine_game
+from gemenvs.arena.match import MatchResult, TimedAgent, play_engine_game
 from gemenvs.agents.megagem import HeuristicBidder
 from gemenvs.agents.megagem_tuned import TunedBidder
 from gemenvs.agents.search import ISMCTSAgent
 from gemenvs.megagem import MegaGem
 from gemenvs.megagem.data import CHART_NAMES
-from gemenvs.training.tournament import progress_bar
+from gemenvs.arena.tournament import progress_bar
 
 BASELINES = {"heuristic": HeuristicBidder, "tuned": TunedBidder}
 

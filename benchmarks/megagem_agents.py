@@ -17,11 +17,12 @@ import sys
 import time
 
 from gemenvs import megagem_v0
-from gemenvs.agents import RandomAgent, run_match
-from gemenvs.agents.match import TimedAgent
+from gemenvs.agents import RandomAgent
+from gemenvs.arena import run_match
+from gemenvs.arena.match import TimedAgent
 from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent
-from gemenvs.training.benchmark import CountGames
-from gemenvs.training.tournament import progress_bar
+from gemenvs.arena.benchmark import CountGames
+from gemenvs.arena.tournament import progress_bar
 
 TARGETS = {"random": 0.80, "truthful": 0.60}
 OPPONENTS = {"random": RandomAgent, "truthful": TruthfulAgent}

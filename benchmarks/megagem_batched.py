@@ -60,7 +60,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gemenvs.megagem.batched import BatchedMegaGem
-from gemenvs.training.tournament import progress_bar
+from gemenvs.arena.tournament import progress_bar
 
 TARGET_OBS, TARGET_MASKS, TARGET_OPENSPIEL_RATIO, TARGET_B = 2_500_000, 7_000_000, 9.0, 1024
 WITHOUT_DEALING = ", dealing left out (timing only: openings reused)"
@@ -212,7 +212,7 @@ def openspiel_runner(seed: int) -> Runner | None:
 
 def selfplay_runner(batch: int, players: int, batch_memory: bool, seed: int) -> Runner:
     """Learner steps of ``BatchedSelfPlay`` against the baseline pool (heuristic, tuned), random masked learner."""
-    from gemenvs.training.batched_env import BatchedSelfPlay
+    from gemenvs.arena.batched_selfplay import BatchedSelfPlay
 
     env = BatchedSelfPlay(batch, None, seed=seed, batch_memory=batch_memory, num_players=players)
     env.update_opponents([("heuristic", "heuristic"), ("tuned", "tuned")])

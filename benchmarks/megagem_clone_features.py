@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from gemenvs.training.benchmark import map_games
+from gemenvs.arena.benchmark import map_games
 
 PLAYERS = 4
 
@@ -146,7 +146,7 @@ class FeatureClone:
 def play(row: str, layers, seeds: list[int], source: str = "tuned") -> float:
     """Wins (shared wins split) of ``row``'s agent against three HeuristicBidders on ``seeds``."""
     from gemenvs.agents import make_agent
-    from gemenvs.agents.match import rotated_wins
+    from gemenvs.arena.match import rotated_wins
 
     env = _env()
     focal = make_agent("megagem", "tuned", env) if row == "tuned" else FeatureClone(layers, env, row == "both", source)

@@ -22,12 +22,12 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from gemenvs.agents.match import play_engine_game, wilson_interval
+from gemenvs.arena.match import play_engine_game, wilson_interval
 from gemenvs.agents.megagem import HeuristicBidder
 from gemenvs.agents.megagem_tuned import TUNED_WEIGHTS_FILE, TunedBidder, WeightsError
 from gemenvs.megagem import MegaGem
 from gemenvs.megagem.data import CHART_NAMES
-from gemenvs.training.tournament import progress_bar
+from gemenvs.arena.tournament import progress_bar
 
 MATCHUPS = (("tuned", "heuristic"), ("heuristic", "tuned"))  # (focal, the three others)
 TARGETS = {("tuned", "heuristic"): (">=", 0.40), ("heuristic", "tuned"): ("<=", 0.20)}

@@ -51,7 +51,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # the peers import pyg
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 
-from gemenvs.training.tournament import progress_bar
+from gemenvs.arena.tournament import progress_bar
 
 
 def _megagem_env(players: int) -> AECEnv:

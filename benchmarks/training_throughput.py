@@ -16,7 +16,7 @@ short warm-up:
   the baseline opponents of its pool, sampled uniformly), without the periodic evaluations, on
   both environment paths: ``vec_env=subproc`` (``n_envs`` SubprocVecEnv workers of
   ``SingleAgentEnv``, the path before the batched engine) and ``vec_env=batched`` (``n_envs``
-  games of the batched engine in the training process: ``gemenvs.training.batched_env``, what
+  games of the batched engine in the training process: ``gemenvs.arena.batched_selfplay``, what
   ``make train`` ran before backend lean).
 * ``--wide N`` adds the batched path with N games and ``ppo.n_steps`` scaled to keep the same
   rollout (``n_steps * n_envs``) and minibatches: not the shipped config, a measure of what
@@ -134,7 +134,7 @@ def connect_four_tutorial(steps: int, warmup: int) -> Measure:
 
 def megagem_tutorial(steps: int, warmup: int) -> Measure:
     """The same defaults and one env, on the gemenvs single-learner MegaGem against RandomAgents."""
-    from gemenvs.wrappers.single_agent import SingleAgentEnv
+    from gemenvs.arena.single_agent import SingleAgentEnv
 
     env = SingleAgentEnv("gemenvs/MegaGem-v0", opponents="random", num_players=4)
     model = MaskablePPO(MaskableActorCriticPolicy, env, seed=0, device="cpu", verbose=0)
@@ -144,7 +144,7 @@ def megagem_tutorial(steps: int, warmup: int) -> Measure:
 def megagem_config(config: str, steps: int, warmup: int, overrides: list[str]) -> tuple[Measure, object]:
     """The training setup of ``config`` with ``overrides`` (its environments, PPO settings and baseline pool)."""
     from gemenvs.training.config import load_config
-    from gemenvs.training.pool import OpponentPool, pool_baselines
+    from gemenvs.arena.pool import OpponentPool, pool_baselines
     from gemenvs.training.selfplay import make_model, make_vec_env
 
     cfg = load_config(config, overrides)
@@ -167,7 +167,7 @@ def lean_config(config: str, steps: int, overrides: list[str]) -> tuple[Measure,
     rollout includes that wait."""
     from gemenvs.training.config import load_config
     from gemenvs.training.lean_ppo import LeanPPO, make_env
-    from gemenvs.training.pool import OpponentPool, pool_baselines
+    from gemenvs.arena.pool import OpponentPool, pool_baselines
 
     cfg = load_config(config, ["backend=lean", *overrides])
     env = make_env(cfg)

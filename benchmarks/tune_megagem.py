@@ -73,7 +73,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gemenvs.agents.match import play_engine_game
+from gemenvs.arena.match import play_engine_game
 from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent
 from gemenvs.agents.megagem_tuned import (
     DEFAULT_WEIGHTS, TUNED_WEIGHTS_FILE, WEIGHT_NAMES, WEIGHTS, ParametricBidder, WeightsError, check_weights,
@@ -81,7 +81,7 @@ from gemenvs.agents.megagem_tuned import (
 )
 from gemenvs.megagem import MegaGem
 from gemenvs.megagem.data import CHART_NAMES
-from gemenvs.training.tournament import progress_bar
+from gemenvs.arena.tournament import progress_bar
 
 STATE_FORMAT = "gemenvs-megagem-tune-state/1"
 FIELD_KINDS = ("heuristic", "truthful", "hall")

@@ -140,7 +140,7 @@ def play_command(args: argparse.Namespace, screen) -> int:
     """``gemenvs play``: build the game and the opponents, play, save."""
     from gemenvs.play import QuitGame, play_human_game
     from gemenvs.recording import save_game
-    from gemenvs.wrappers.single_agent import build_opponent, make_aec_env
+    from gemenvs.arena.single_agent import build_opponent, make_aec_env
 
     if args.replay is not None:
         if args.game is not None:

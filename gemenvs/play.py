@@ -644,14 +644,14 @@ def play_human_game(game: Game, seat: int, agents: Sequence, seed: int, screen: 
     """Play one game of ``game`` from ``seed`` with a person in ``seat`` and ``agents[p]`` in every
     other seat; return the final state.
 
-    The loop is :func:`gemenvs.agents.match.play_engine_game`'s (the first seat of ``to_act``
+    The loop is :func:`gemenvs.arena.match.play_engine_game`'s (the first seat of ``to_act``
     decides; agents see their own observation and mask, and a search agent such as ``ismcts:16``
-    is handed the state too, through :func:`gemenvs.agents.match.decide`; every action goes
+    is handed the state too, through :func:`gemenvs.agents.base.decide`; every action goes
     through ``game.apply``; agent ``p`` is reseeded with ``seed * 1009 + p``), with the person's seat
     asked through ``screen``. Raises :class:`QuitGame` when the person leaves, EOFError when the
     input ends.
     """
-    from gemenvs.agents.match import decide
+    from gemenvs.agents.base import decide
 
     if not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be in 0..{game.num_players - 1}; got {seat}")

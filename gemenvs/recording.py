@@ -184,8 +184,8 @@ class SavedGame:
         return game_class(self.env)(**self.options)
 
     def replay(self, game: Game | None = None):
-        """The final state, replayed by :func:`gemenvs.agents.match.replay_game`."""
-        from gemenvs.agents.match import replay_game
+        """The final state, replayed by :func:`gemenvs.core.replay.replay_game`."""
+        from gemenvs.core.replay import replay_game
 
         return replay_game(game or self.game(), self.seed, self.log)
 

@@ -17,7 +17,7 @@ import pytest
 from recorder import Recorder
 
 from gemenvs.agents.base import BaseAgent, act_batch, legal_counts
-from gemenvs.agents.match import play_engine_game
+from gemenvs.arena.match import play_engine_game
 from gemenvs.agents.megagem import BidderGames, HeuristicBidder, TruthfulAgent, _missions_met, _need, _need_table
 from gemenvs.agents.megagem_tuned import ParametricBidder, TunedBidder, random_weights
 from gemenvs.megagem.game import MegaGem

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from gemenvs import megagem_v0
-from gemenvs.agents import RandomAgent, make_agent, play_game, run_match
+from gemenvs.agents import RandomAgent, make_agent
+from gemenvs.arena import play_game, run_match
 from gemenvs.agents.megagem import Decoder, HeuristicBidder, TruthfulAgent, hypergeom_pmf
 from gemenvs.megagem import MegaGem
 from gemenvs.megagem.data import CHART_NAMES, MISSIONS, VALUE_CHARTS, mission_met

@@ -1,4 +1,4 @@
-"""The single-learner environments over the batched MegaGem engine (``gemenvs/training/batched_env.py``).
+"""The single-learner environments over the batched MegaGem engine (``gemenvs/gemenvs/arena/batched_selfplay.py``).
 
 * Against the scalar engine: every game slot's games are replayed decision by decision with
   ``MegaGem`` (the learner's recorded actions, fresh scalar opponents calling ``act`` in turn, as
@@ -21,7 +21,7 @@ from gemenvs.agents.megagem_tuned import ParametricBidder, random_weights
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.core.rewards import terminal_rewards
 from gemenvs.megagem.game import MegaGem
-from gemenvs.training.batched_env import (
+from gemenvs.arena.batched_selfplay import (
     BatchedSelfPlay,
     BatchedVecEnv,
     BatchedVectorEnv,
@@ -320,7 +320,7 @@ def test_the_constructor_seed_deals_the_first_reset():
 def test_make_vec_other_modes_and_games_keep_single_agent_copies():
     import gymnasium
 
-    from gemenvs.wrappers.single_agent import SingleAgentEnv
+    from gemenvs.arena.single_agent import SingleAgentEnv
 
     for envs in (gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=2, vectorization_mode="sync"),
                  gymnasium.make_vec("gemenvs/GEM-v0", num_envs=2)):
@@ -350,8 +350,8 @@ def test_the_gymnasium_view_imports_neither_torch_nor_sb3():
             "envs.reset(seed=0)\n"
             "loaded = sorted({'torch', 'stable_baselines3', 'sb3_contrib'} & set(sys.modules))\n"
             "assert not loaded, loaded\n"
-            "from gemenvs.training.batched_env import BatchedVecEnv\n"
-            "assert BatchedVecEnv.__module__ == 'gemenvs.training.batched_vec_env'\n")
+            "from gemenvs.arena.batched_selfplay import BatchedVecEnv\n"
+            "assert BatchedVecEnv.__module__ == 'gemenvs.arena.batched_vec_env'\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 

@@ -5,11 +5,11 @@ import csv
 
 import pytest
 
-from gemenvs.agents.match import play_engine_game
+from gemenvs.arena.match import play_engine_game
 from gemenvs.agents.registry import make_agent
 from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE
 from gemenvs.megagem.env import raw_env as megagem_env
-from gemenvs.training import benchmark as B
+from gemenvs.arena import benchmark as B
 
 
 def test_definitions_are_frozen():
@@ -135,8 +135,8 @@ def test_progress_counts_games_and_workers_give_the_same_games(capsys):
 
 
 def test_count_games_moves_a_bar_once_a_game_and_changes_nothing_else():
-    from gemenvs.agents.match import run_match
-    from gemenvs.training.tournament import progress_bar
+    from gemenvs.arena.match import run_match
+    from gemenvs.arena.tournament import progress_bar
 
     def env_fn():
         return megagem_env(num_players=3)

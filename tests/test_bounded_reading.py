@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from gemenvs import recording
-from gemenvs.agents.match import play_engine_game
+from gemenvs.arena.match import play_engine_game
 from gemenvs.agents.random_agent import RandomAgent
 from gemenvs.cli import main
 from gemenvs.megagem.game import MegaGem

@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PROGRAMS = {  # program -> module of its main
     "gemenvs": "gemenvs.cli",
     "gemenvs-train": "gemenvs.training.cli",
-    "gemenvs-tournament": "gemenvs.training.tournament",
-    "gemenvs-benchmark": "gemenvs.training.benchmark",
+    "gemenvs-tournament": "gemenvs.arena.tournament",
+    "gemenvs-benchmark": "gemenvs.arena.benchmark",
 }
 
 

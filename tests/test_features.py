@@ -8,8 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from gemenvs.agents import PolicyAgent, PolicyLoadError, RandomAgent, play_game
-from gemenvs.agents.match import play_engine_game
+from gemenvs.agents import PolicyAgent, PolicyLoadError, RandomAgent
+from gemenvs.arena import play_game
+from gemenvs.arena.match import play_engine_game
 from gemenvs.agents.features import FEATURES, MegaGemValuation, features_from_dict, make_features
 from gemenvs.agents.megagem_tuned import ParametricBidder, TunedBidder
 from gemenvs.megagem_v0 import env as megagem_env
@@ -204,7 +205,7 @@ def feats_dict() -> dict:
 
 def test_the_batched_environment_appends_the_learners_features():
     pytest.importorskip("stable_baselines3")
-    from gemenvs.training.batched_env import BatchedSelfPlay
+    from gemenvs.arena.batched_selfplay import BatchedSelfPlay
 
     plain = BatchedSelfPlay(16, "heuristic", seed=3, value_chart="random")
     env = BatchedSelfPlay(16, "heuristic", seed=3, features="megagem_valuation", value_chart="random")

@@ -10,7 +10,8 @@ import pytest
 
 import gemenvs
 from gemenvs import gem_v0
-from gemenvs.agents import RandomAgent, play_game, run_match
+from gemenvs.agents import RandomAgent
+from gemenvs.arena import play_game, run_match
 from gemenvs.agents.gem import GemGreedyAgent
 from gemenvs.core.engine import IllegalActionError
 from gemenvs.gem import rules

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gemenvs.agents import play_game
+from gemenvs.arena import play_game
 from gemenvs.agents.features import GemJamLookaheadAdvice, features_from_dict, make_features
 from gemenvs.agents.gemjam import GemJamLookaheadAgent, GemJamRuleAgent
 from gemenvs.agents.policy import PolicyAgent
@@ -112,7 +112,7 @@ def test_a_policy_reading_state_features_plays_like_a_search_agent(tmp_path):
     assert policy.needs_state and policy.observation_size == 3187
     game, state, p = rule_states(seed=2, limit=1)[0]
     obs, mask = game.observe(state, p), game.legal_mask(state, p)
-    with pytest.raises(ValueError, match="computed from the engine state: play it through gemenvs.agents.match"):
+    with pytest.raises(ValueError, match="computed from the engine state: play it through gemenvs.arena.match"):
         policy.act(obs, mask)
     policy.reset(seed=4)
     a = policy.act_with_state(state, p, obs, mask)
@@ -135,7 +135,7 @@ def test_a_policy_reading_state_features_plays_like_a_search_agent(tmp_path):
 
 
 def test_the_learner_reads_the_features_of_its_own_decisions():
-    from gemenvs.wrappers.single_agent import SingleAgentEnv
+    from gemenvs.arena.single_agent import SingleAgentEnv
 
     env = SingleAgentEnv(ENV_ID, opponents="rule", learner_seat=1, num_players=3,
                          features="gemjam_lookahead_advice", features_options={"num_players": 3, "samples": 1})
@@ -192,7 +192,7 @@ def test_no_lookahead_around_a_policy_that_reads_state_features():
 def test_the_learners_features_are_seeded_with_the_episode():
     """Two environments reset with the same seed give the learner the same observations, features included
     (the features' redraws are reseeded every episode from the environment's generator)."""
-    from gemenvs.wrappers.single_agent import SingleAgentEnv
+    from gemenvs.arena.single_agent import SingleAgentEnv
 
     runs = []
     for before in (None, 5):

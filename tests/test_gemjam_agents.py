@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from gemenvs import gemjam_v0
-from gemenvs.agents import make_agent, play_game
+from gemenvs.agents import make_agent
+from gemenvs.arena import play_game
 from gemenvs.agents.gemjam import GemJamRuleAgent
 
 
@@ -32,7 +33,7 @@ def test_rule_agent_needs_the_specs():
 
 def _lookahead_game(seed: int, agent_seed: int = 0):
     """One engine game: the lookahead agent in seat seed % 3 against two rule agents; the final state."""
-    from gemenvs.agents.match import play_engine_game
+    from gemenvs.arena.match import play_engine_game
 
     env = gemjam_v0.env(num_players=3)
     game = env.unwrapped.game
@@ -143,7 +144,7 @@ def test_lookahead_around_a_policy_starts_from_it_and_never_reads_hidden_informa
 
 def test_lookahead_around_a_policy_plays_legal_games_and_refuses_a_policy_of_another_shape():
     from gemenvs.agents.gemjam import GemJamLookaheadAgent
-    from gemenvs.agents.match import play_engine_game
+    from gemenvs.arena.match import play_engine_game
 
     env = gemjam_v0.env(num_players=3)
     game = env.unwrapped.game
@@ -176,7 +177,7 @@ def test_learned_evaluation_probe_runs(capsys):
 
 
 def test_rotated_wins_seats_the_focal_agent_by_seed():
-    from gemenvs.agents.match import play_engine_game, rotated_wins
+    from gemenvs.arena.match import play_engine_game, rotated_wins
 
     env = gemjam_v0.env(num_players=3)
     game = env.unwrapped.game

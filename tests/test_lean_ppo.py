@@ -12,7 +12,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gemenvs.agents import RandomAgent, play_game  # noqa: E402
+from gemenvs.agents import RandomAgent  # noqa: E402
+from gemenvs.arena import play_game  # noqa: E402
 from gemenvs.agents.policy import PolicyAgent  # noqa: E402
 from gemenvs.megagem_v0 import env as megagem_env  # noqa: E402
 from gemenvs.training.cli import main  # noqa: E402
@@ -255,7 +256,7 @@ def test_one_bidder_table_plays_every_member_as_its_own_table_would():
     as each member's own table (the path before, itself tested against the scalar ``act`` in
     tests/test_act_batch.py)."""
     from gemenvs.agents.megagem import BidderGames
-    from gemenvs.training.batched_env import _Member
+    from gemenvs.arena.batched_selfplay import _Member
     from gemenvs.training.lean_ppo import RoundSelfPlay
 
     class OwnTables(RoundSelfPlay):

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gemenvs.agents import RandomAgent, make_agent, run_match
+from gemenvs.agents import RandomAgent, make_agent
+from gemenvs.arena import run_match
 from gemenvs.agents.megagem_family import FAMILY_SALT, FamilyBidder, member_name, member_weights, parse_member
 from gemenvs.agents.megagem_tuned import DEFAULT_WEIGHTS, WEIGHTS, TunedBidder, check_weights
 from gemenvs.agents.registry import baseline_names, check_agent_name
@@ -100,7 +101,7 @@ def test_member_names_and_the_baseline_list():
 # ----------------------------------------------------------------------------- evaluation per chart
 
 def test_evaluation_per_chart_rows_pool_and_seeds(tmp_path):
-    from gemenvs.training.evaluate import ChartResults, chart_games, evaluate, results_dict, results_table
+    from gemenvs.arena.evaluate import ChartResults, chart_games, evaluate, results_dict, results_table
 
     assert chart_games(500, 5, 4) == 100 and chart_games(500, 5, 3) == 102 and chart_games(10, 3, 4) == 4
     focal = RandomAgent(seed=0)
@@ -142,7 +143,7 @@ pytest.importorskip("yaml")
 
 def test_shipped_megagem_configs_train_on_every_chart_against_the_family():
     from gemenvs.training.config import load_config
-    from gemenvs.training.pool import pool_baselines
+    from gemenvs.arena.pool import pool_baselines
 
     for name, players, members in (("selfplay", 4, 6), ("selfplay_sb3", 4, 6), ("selfplay_long", 4, 8), ("selfplay_3p", 3, 6),
                                    ("selfplay_5p", 5, 6)):

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from gemenvs import megagem_v0
-from gemenvs.agents import make_agent, play_game
-from gemenvs.agents.match import play_engine_game
+from gemenvs.agents import make_agent
+from gemenvs.arena import play_game
+from gemenvs.arena.match import play_engine_game
 from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent
 from gemenvs.agents.megagem_tuned import (
     DEFAULT_WEIGHTS, FORMAT, WEIGHT_NAMES, WEIGHTS, ParametricBidder, TunedBidder, WeightsError, check_weights,

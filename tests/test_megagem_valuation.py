@@ -11,7 +11,7 @@ from recorder import Recorder
 
 from gemenvs import megagem_v0
 from gemenvs.agents import make_agent
-from gemenvs.agents.match import play_engine_game
+from gemenvs.arena.match import play_engine_game
 from gemenvs.agents.megagem import BidderGames
 from gemenvs.agents.megagem_tuned import ParametricBidder, random_weights
 from gemenvs.megagem.batched import BatchedMegaGem

@@ -14,7 +14,7 @@ from gemenvs.agents.registry import make_agent  # noqa: E402
 from gemenvs.training.config import ConfigError, load_config  # noqa: E402
 from gemenvs.training.pretrain import _agreement_and_mse, clone, collect  # noqa: E402
 from gemenvs.training.selfplay import make_model, make_vec_env  # noqa: E402
-from gemenvs.wrappers.single_agent import make_aec_env  # noqa: E402
+from gemenvs.arena.single_agent import make_aec_env  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 GEMJAM = "gemenvs/GemJam-v0"
@@ -53,7 +53,7 @@ def test_demonstrations_are_the_teachers_legal_choices_with_discounted_returns()
 def test_a_teacher_that_reads_the_state_is_handed_it():
     """Gem Jam's lookahead teacher (needs_state) decides from the engine state, as in matches: the rows are its
     own choices (agents rebuilt with the same seeds replay them exactly), and some differ from the rule agent's."""
-    from gemenvs.agents.match import decide
+    from gemenvs.agents.base import decide
 
     seed = 3
     data = collect(GEMJAM, {"num_players": 3}, "lookahead", games=1, seed=seed)

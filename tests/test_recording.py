@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from gemenvs.agents.match import play_engine_game, run_match
+from gemenvs.arena.match import play_engine_game, run_match
 from gemenvs.agents.random_agent import RandomAgent
 from gemenvs.cli import main
 from gemenvs.gem.game import Gem
@@ -17,7 +17,7 @@ from gemenvs.gemjam.game import GemJam
 from gemenvs.megagem.game import MegaGem
 from gemenvs.play import Screen, replay_saved_game
 from gemenvs.recording import FORMAT, RecordingError, SavedGame, load_game, parse_game, save_game
-from gemenvs.wrappers.single_agent import make_aec_env
+from gemenvs.arena.single_agent import make_aec_env
 
 #: a short game of each title: (env name, game)
 SHORT = {
@@ -234,7 +234,7 @@ def test_run_match_saves_every_game(tmp_path):
 
 
 def test_evaluate_writes_loadable_files_per_opponent(tmp_path):
-    from gemenvs.training.evaluate import evaluate
+    from gemenvs.arena.evaluate import evaluate
 
     class Focal(RandomAgent):
         name = "focal"

@@ -161,7 +161,7 @@ def test_tiny_local_run_writes_a_checkpoint_that_plays_as_an_agent(tmp_path, cap
     from gemenvs.agents.policy import PolicyAgent
     from gemenvs.agents.random_agent import RandomAgent
     from gemenvs.training import rllib_backend
-    from gemenvs.wrappers.single_agent import make_aec_env
+    from gemenvs.arena.single_agent import make_aec_env
 
     snapshot, frozen = rllib_backend.League.snapshot, []
 

@@ -170,7 +170,7 @@ def test_policy_files_depend_on_the_weights_alone(tmp_path, monkeypatch):
 
 
 def test_the_learning_curve_labels_the_warm_start_and_a_single_evaluation(tmp_path):
-    from gemenvs.training.evaluate import EVAL_FIELDS
+    from gemenvs.arena.evaluate import EVAL_FIELDS
     from gemenvs.training.plotting import learning_curve_figure
 
     path = tmp_path / "eval.csv"

@@ -142,7 +142,7 @@ def test_atomic_folders_appear_complete_or_not_at_all(tmp_path, victim, mode):
 # ----------------------------------------------------------------------------- saved games, policies, pictures
 
 def finished_megagem(seed: int = 3):
-    from gemenvs.agents.match import play_engine_game
+    from gemenvs.arena.match import play_engine_game
     from gemenvs.agents.random_agent import RandomAgent
     from gemenvs.megagem.game import MegaGem
 
@@ -214,7 +214,7 @@ def test_write_animation_never_writes_through_a_link_nor_over_another_file(tmp_p
 # ----------------------------------------------------------------------------- benchmark tables
 
 def test_benchmark_tables_stay_in_their_own_folder(tmp_path, victim, capsys):
-    from gemenvs.training import benchmark as B
+    from gemenvs.arena import benchmark as B
 
     argv = ["gem", "random", "greedy", "--deals", "1", "--no-progress", "--out"]
     out = tmp_path / "bench"

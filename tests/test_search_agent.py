@@ -11,7 +11,8 @@ import random
 import numpy as np
 import pytest
 
-from gemenvs.agents.match import TimedAgent, decide, play_engine_game, play_game
+from gemenvs.agents.base import decide
+from gemenvs.arena.match import TimedAgent, play_engine_game, play_game
 from gemenvs.agents.megagem import HeuristicBidder
 from gemenvs.agents.random_agent import RandomAgent
 from gemenvs.agents.registry import make_agent

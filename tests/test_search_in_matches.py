@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gemenvs.agents.match import replay_game
+from gemenvs.core.replay import replay_game
 from gemenvs.agents.random_agent import RandomAgent
 from gemenvs.agents.registry import check_agent_name, make_agent
 from gemenvs.agents.search import ISMCTSAgent, parse_name
 from gemenvs.cli import main as cli_main
 from gemenvs.recording import load_game
-from gemenvs.training import tournament as T
-from gemenvs.wrappers.single_agent import SingleAgentEnv, make_aec_env
+from gemenvs.arena import tournament as T
+from gemenvs.arena.single_agent import SingleAgentEnv, make_aec_env
 
 MEGAGEM = "gemenvs/MegaGem-v0"
 
@@ -93,7 +93,7 @@ def test_gemenvs_play_names_a_bad_budget(capsys):
 
 def test_an_evaluation_against_a_search_opponent():
     from gemenvs.training.config import ConfigError, load_config
-    from gemenvs.training.evaluate import evaluate, opponent_folders
+    from gemenvs.arena.evaluate import evaluate, opponent_folders
 
     search_eval = ["eval.best_by=heuristic"]  # (the config ranks models by heuristic and tuned)
     cfg = load_config("configs/megagem/selfplay_3p.yaml", ["eval.opponents=[heuristic, ismcts:2]"] + search_eval)
@@ -122,7 +122,7 @@ def test_the_single_learner_env_hands_search_opponents_the_state():
 
 
 def test_the_benchmark_plays_a_search_policy():
-    from gemenvs.training.benchmark import BENCHMARKS, run_benchmark
+    from gemenvs.arena.benchmark import BENCHMARKS, run_benchmark
 
     games = run_benchmark(BENCHMARKS["megagem-bidding-v1"], ["ismcts:2"], deals=1, cells=[0])["ismcts:2"]
     assert len(games) == 3 and {g["seat"] for g in games} == {0, 1, 2}

@@ -8,8 +8,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from gemenvs.agents.match import wilson_interval
-from gemenvs.training import tournament as T
+from gemenvs.arena.match import wilson_interval
+from gemenvs.arena import tournament as T
 
 
 @pytest.mark.parametrize("agents,players", [(3, 4), (5, 3), (4, 4), (2, 3), (4, 2), (6, 4)])
@@ -138,7 +138,7 @@ def test_bad_input_is_one_line_and_exit_2(argv, words, capsys):
 def test_family_members_enter_a_tournament_by_name():
     """A tuned-family member (tuned_family:K) is an agent name like a baseline; a bad member is a clear error."""
     from gemenvs import megagem_v0
-    from gemenvs.training.tournament import TournamentError, build_agent
+    from gemenvs.arena.tournament import TournamentError, build_agent
 
     env = megagem_v0.env(num_players=4)
     agent = build_agent("megagem", "tuned_family:3", env, seed=1)

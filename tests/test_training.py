@@ -17,13 +17,14 @@ pytest.importorskip("yaml")
 
 import gymnasium  # noqa: E402
 
-from gemenvs.agents import RandomAgent, play_game  # noqa: E402
+from gemenvs.agents import RandomAgent  # noqa: E402
+from gemenvs.arena import play_game  # noqa: E402
 from gemenvs.agents.base import BaseAgent  # noqa: E402
 from gemenvs.agents.policy import PolicyAgent, PolicyLoadError  # noqa: E402
 from gemenvs.megagem_v0 import env as megagem_env  # noqa: E402
 from gemenvs.training.config import ConfigError, load_config  # noqa: E402
 from gemenvs.wrappers.registration import register_gymnasium  # noqa: E402
-from gemenvs.wrappers.single_agent import SingleAgentEnv  # noqa: E402
+from gemenvs.arena.single_agent import SingleAgentEnv  # noqa: E402
 
 ENV_ID = "gemenvs/MegaGem-v0"
 #: the SB3 path's MegaGem config (make train's default, configs/megagem/selfplay.yaml, runs backend lean)
@@ -220,13 +221,13 @@ def test_import_gemenvs_loads_neither_training_nor_torch():
         "gymnasium.make('gemenvs/MegaGem-v0', opponents='heuristic').reset(seed=0)\n"
         "loaded = [m for m in ('gemenvs.training', 'torch', 'stable_baselines3') if m in sys.modules]\n"
         "assert not loaded, loaded\n"
-        "assert gymnasium.spec('gemenvs/MegaGem-v0').entry_point == 'gemenvs.wrappers.single_agent:SingleAgentEnv'\n"
+        "assert gymnasium.spec('gemenvs/MegaGem-v0').entry_point == 'gemenvs.arena.single_agent:SingleAgentEnv'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_pool_sampling_and_snapshots():
-    from gemenvs.training.pool import OpponentPool, PoolOpponents
+    from gemenvs.arena.pool import OpponentPool, PoolOpponents
 
     pool = OpponentPool(["random", "heuristic"], max_snapshots=2, sampling="prioritized", priority_power=2.0)
     for _ in range(20):

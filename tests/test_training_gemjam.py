@@ -12,14 +12,14 @@ import pytest
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("yaml")
 
-from gemenvs.agents import play_game  # noqa: E402
+from gemenvs.arena import play_game  # noqa: E402
 from gemenvs.agents.gemjam import GemJamRuleAgent  # noqa: E402
 from gemenvs.agents.policy import PolicyAgent  # noqa: E402
 from gemenvs.gemjam.encode import DECISIONS  # noqa: E402
 from gemenvs.gemjam_v0 import env as gemjam_env  # noqa: E402
 from gemenvs.gemjam.winmodel import player_features, win_chances  # noqa: E402
 from gemenvs.training.config import ConfigError, load_config  # noqa: E402
-from gemenvs.wrappers.single_agent import SingleAgentEnv  # noqa: E402
+from gemenvs.arena.single_agent import SingleAgentEnv  # noqa: E402
 
 ENV_ID = "gemenvs/GemJam-v0"
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "gemjam" / "selfplay.yaml"

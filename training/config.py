@@ -66,7 +66,7 @@ class EnvConfig:
     shaping: float = 0.0
     """weight (>= 0) of potential-based reward shaping on the game's progress (Game.progress; Gem Jam:
     completed sets and the fill of the sets under way, / 4): each learner step also earns shaping * (ppo.gamma * phi(s') - phi(s)), phi 0 at
-    the end, so the optimal policy is unchanged (Ng et al. 1999); 0: off (see gemenvs.wrappers.SingleAgentEnv)"""
+    the end, so the optimal policy is unchanged (Ng et al. 1999); 0: off (see gemenvs.arena.SingleAgentEnv)"""
     features: str | None = None
     """observation features appended to the learner's observation (gemenvs.agents.features: 'megagem_valuation',
     HeuristicBidder's value of the lot, cost of a coin and largest bid considered, or 'megagem_tuned_valuation', the
@@ -281,7 +281,7 @@ class TrainConfig:
     in-process); with the batched path, the games played in lockstep in the training process"""
     vec_env: Literal["auto", "batched", "subproc"] = "auto"
     """how the n_envs environments run: 'batched' plays them as games of the batched engine in the training
-    process, the opponents acting in batch (MegaGem only: gemenvs.training.batched_env); 'subproc' runs one
+    process, the opponents acting in batch (MegaGem only: gemenvs.arena.batched_selfplay); 'subproc' runs one
     SingleAgentEnv per worker process (SubprocVecEnv); 'auto' is batched for MegaGem, subproc otherwise.
     Both play the same games, observations, rewards and opponent pool"""
     checkpoint_every: int = 100_000
@@ -593,7 +593,7 @@ def check_run_name(name: Any) -> None:
 
 def probe_env(env_cfg: EnvConfig):
     """The configured AEC environment, built once to check its options (a ConfigError says why not)."""
-    from gemenvs.wrappers.single_agent import check_learner_seat, make_aec_env
+    from gemenvs.arena.single_agent import check_learner_seat, make_aec_env
 
     try:
         env = make_aec_env(env_cfg.id, reward=env_cfg.reward, **env_cfg.options)
@@ -623,7 +623,7 @@ def check_opponent_names(env, names: list[str], key: str) -> None:
     missing, corrupt, unsafe or mismatched file is a ConfigError before any run folder is made.
     """
     from gemenvs.agents.registry import check_agent_name
-    from gemenvs.wrappers.single_agent import build_opponent, is_policy_path
+    from gemenvs.arena.single_agent import build_opponent, is_policy_path
 
     game = env.unwrapped.game.name
     for name in names:

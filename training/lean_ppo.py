@@ -4,7 +4,7 @@ The same algorithm as MaskablePPO (sb3-contrib) with the same ``ppo`` settings, 
 style of CleanRL's ``ppo.py`` so that nothing stands between the batched engine and the network:
 
 1. **Rollout** (:meth:`LeanPPO.collect`): ``n_envs`` games of
-   :class:`~gemenvs.training.batched_env.BatchedSelfPlay` (the learner in one seat of each, the
+   :class:`~gemenvs.arena.batched_selfplay.BatchedSelfPlay` (the learner in one seat of each, the
    opponents drawn from the pool and acting in batch) are stepped ``ppo.n_steps`` times in lockstep.
    Each step is one forward pass of the actor and the critic over all games, straight from the
    engine's numpy arrays into preallocated torch buffers ``(n_steps, n_envs, ...)``; no SB3 VecEnv,
@@ -59,9 +59,9 @@ The networks are MaskablePPO's ``MlpPolicy`` ones (separate actor and critic MLP
 exports exactly to a :class:`~gemenvs.agents.policy.PolicyAgent` (:meth:`ActorCritic.to_agent`).
 
 :func:`train` runs it like the SB3 path (:mod:`gemenvs.training.selfplay`): the same opponent pool
-(:class:`~gemenvs.training.pool.OpponentPool`, prioritized sampling included; a snapshot every
+(:class:`~gemenvs.arena.pool.OpponentPool`, prioritized sampling included; a snapshot every
 ``pool.snapshot_every`` steps goes to ``pool/snapshot_N.npz`` and to the games through
-``update_opponents``), the same evaluation (:mod:`gemenvs.training.evaluate`) and the same files
+``update_opponents``), the same evaluation (:mod:`gemenvs.arena.evaluate`) and the same files
 where they mean the same: ``config.yaml``, ``eval.csv``, ``best_model.npz``, ``final_model.npz``,
 ``results.md``, ``results.json``, ``timing.json``, ``learning_curve.png``, ``tb/`` (TensorBoard, the SB3
 path's tags: ``train/policy_gradient_loss``, ``train/value_loss``, ``train/entropy_loss``, ``train/approx_kl``,
@@ -98,7 +98,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from gemenvs.agents.policy import PolicyAgent
-from gemenvs.training.batched_env import BatchedSelfPlay, Finished
+from gemenvs.arena.batched_selfplay import BatchedSelfPlay, Finished
 from gemenvs.training.budget import TimeLimit, count
 from gemenvs.files import open_append, write_file
 from gemenvs.training.checkpoint import (
@@ -114,9 +114,10 @@ from gemenvs.training.checkpoint import (
     write_json,
 )
 from gemenvs.training.config import TrainConfig
-from gemenvs.training.evaluate import append_eval_rows, curve_title, evaluate, final_evaluation, warm_start_label
+from gemenvs.arena.evaluate import append_eval_rows, evaluate
+from gemenvs.training.report import curve_title, final_evaluation, warm_start_label
 from gemenvs.training.plotting import plot_learning_curve
-from gemenvs.training.pool import OpponentPool, pool_baselines
+from gemenvs.arena.pool import OpponentPool, pool_baselines
 from gemenvs.training.pretrain import CloneReport
 from gemenvs.training.pretrain import pretrain as run_pretrain
 from gemenvs.workers import fix_threads
@@ -263,7 +264,7 @@ def _rollout_field(name: str) -> property:
 class LeanPPO:
     """The actor-critic, its optimizer, the rollout buffers, and PPO's two halves (see the module docstring).
 
-    ``env`` is a :class:`~gemenvs.training.batched_env.BatchedSelfPlay` whose opponents are set;
+    ``env`` is a :class:`~gemenvs.arena.batched_selfplay.BatchedSelfPlay` whose opponents are set;
     :meth:`start` deals its games. ``seconds`` accumulates the time in the environment
     (``env``: engine and opponents), in the learner's forward passes and buffers (``policy``) and
     in the updates (``update``); with ``lean.overlap`` the updates run beside the other two (another
@@ -328,7 +329,7 @@ class LeanPPO:
     def collect(self, on_step=None) -> bool:
         """Play one rollout of ``n_steps`` steps in every game (``lean.rollout``: learner decisions in
         lockstep, or engine rounds). ``on_step(finished)`` is called after each step with the engine's
-        :class:`~gemenvs.training.batched_env.Finished` games (or None); when it returns False the
+        :class:`~gemenvs.arena.batched_selfplay.Finished` games (or None); when it returns False the
         rollout stops there and False is returned (no update should follow)."""
         if self._next_obs is None:
             raise RuntimeError("collect() called before start()")
@@ -551,7 +552,7 @@ class LeanPPO:
 
 
 class RoundSelfPlay(BatchedSelfPlay):
-    """:class:`~gemenvs.training.batched_env.BatchedSelfPlay` that can also play one engine round of
+    """:class:`~gemenvs.arena.batched_selfplay.BatchedSelfPlay` that can also play one engine round of
     every game (``lean.rollout: rounds``), holding none.
 
     :meth:`step_round` plays the learner's actions in the games that wait on it and the opponents'

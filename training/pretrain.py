@@ -17,7 +17,7 @@ only has to find what the teacher does wrong. Two steps, both before ``model.lea
 
 The teacher is any opponent spec the pool takes (a baseline name of the game, or a saved policy), or an
 agent that reads the engine state (``needs_state``, e.g. Gem Jam's ``lookahead``): it is handed the
-state of the game in progress, as in matches (:func:`gemenvs.agents.match.decide`).
+state of the game in progress, as in matches (:func:`gemenvs.agents.base.decide`).
 
 Observation features computed from the engine state (``needs_state``, e.g. ``gemjam_lookahead_advice``)
 are computed in the games themselves, for every kept decision; and the teacher :data:`ADVICE` plays
@@ -39,11 +39,11 @@ import torch
 from tqdm.auto import tqdm
 
 from gemenvs.agents.features import features_from_dict
-from gemenvs.agents.match import decide
+from gemenvs.agents.base import decide
 from gemenvs.core.rewards import terminal_rewards
 from gemenvs.training.budget import TimeLimit, count
 from gemenvs.workers import process_pool
-from gemenvs.wrappers.single_agent import build_opponent, make_aec_env
+from gemenvs.arena.single_agent import build_opponent, make_aec_env
 
 #: teacher games per unit of work: the progress bar moves, and the time limit is checked, once a chunk
 CHUNK_GAMES = 25

@@ -16,7 +16,7 @@ Read top to bottom:
    current weights, so the league holds the latest ``max_snapshots`` versions.
 3. :func:`train` runs ``algo.train()`` iterations until ``total_timesteps`` environment steps (or
    ``max_train_minutes``), evaluating ``main``'s actor as a :class:`~gemenvs.agents.policy.
-   PolicyAgent` with the SB3 path's match runner and tables (:mod:`gemenvs.training.evaluate`),
+   PolicyAgent` with the SB3 path's match runner and tables (:mod:`gemenvs.arena.evaluate`),
    and writing checkpoints.
 
 Files (``run_root/name``, as the SB3 path lays them out where they mean the same):
@@ -49,7 +49,7 @@ from gemenvs.training.budget import TimeLimit, count
 from gemenvs.files import open_append, write_file
 from gemenvs.training.checkpoint import due, prepare_run_dir, write_checkpoint, write_config, write_json
 from gemenvs.training.config import ConfigError, TrainConfig
-from gemenvs.training.pool import pool_baselines
+from gemenvs.arena.pool import pool_baselines
 from gemenvs.workers import fix_threads
 
 try:
@@ -131,7 +131,7 @@ def baselines(cfg: TrainConfig) -> list[str]:
 
 
 def eval_options(cfg: TrainConfig) -> dict:
-    """Keyword arguments of :func:`gemenvs.training.evaluate.evaluate` beyond the SB3 path's common ones."""
+    """Keyword arguments of :func:`gemenvs.arena.evaluate.evaluate` beyond the SB3 path's common ones."""
     return {"charts": cfg.eval.charts}
 
 
@@ -284,7 +284,8 @@ class League:
 
     def evaluate(self, step: int) -> dict[str, float]:
         """Periodic evaluation against each baseline (the SB3 path's match runner); keeps best_model.npz."""
-        from gemenvs.training.evaluate import append_eval_rows, curve_title, evaluate, warm_start_label
+        from gemenvs.arena.evaluate import append_eval_rows, evaluate
+        from gemenvs.training.report import curve_title, warm_start_label
         from gemenvs.training.plotting import plot_learning_curve
 
         e = self.cfg.eval
@@ -337,7 +338,7 @@ class League:
 
 def num_players(cfg: TrainConfig) -> int:
     """Seats of the configured game."""
-    from gemenvs.wrappers.single_agent import make_aec_env
+    from gemenvs.arena.single_agent import make_aec_env
 
     env = make_aec_env(cfg.env.id, **cfg.env.options)
     n = len(env.possible_agents)
@@ -418,7 +419,7 @@ def train(cfg: TrainConfig, resume: str | os.PathLike | None = None) -> Path:
 def finish(cfg: TrainConfig, league: League, final: PolicyAgent, step: int, train_seconds: float,
            updates: int | None = None, limit: TimeLimit | None = None) -> None:
     """Final table against each baseline (best model if an evaluation kept one), results files, learning curve."""
-    from gemenvs.training.evaluate import final_evaluation
+    from gemenvs.training.report import final_evaluation
 
     final_evaluation(cfg, league.run_dir, final, league.best_step, num_players(cfg), step, train_seconds,
                      backend="rllib", steps_name="environment steps", updates=updates, limit=limit)

@@ -2,7 +2,7 @@
 
 RLlib's own ``PettingZooEnv`` names agents by seat (``player_0`` ...) and plays every seat with
 an RLlib policy. Self-play against a league needs two more things, so this small adapter over
-our AEC environment (:func:`gemenvs.wrappers.single_agent.make_aec_env`) provides them:
+our AEC environment (:func:`gemenvs.arena.single_agent.make_aec_env`) provides them:
 
 * **Roles, not seats.** Every episode draws the *focal* seat (uniformly, or ``learner_seat``);
   the agents are named ``focal`` and ``opponent_1`` .. ``opponent_{n-1}`` clockwise from it.
@@ -28,7 +28,7 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from gemenvs.wrappers.single_agent import build_opponent, check_learner_seat, make_aec_env
+from gemenvs.arena.single_agent import build_opponent, check_learner_seat, make_aec_env
 
 FOCAL = "focal"
 #: the label of an episode whose opponents are RLlib policies (main or its frozen versions)

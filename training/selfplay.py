@@ -4,8 +4,8 @@ Read top to bottom:
 
 1. :func:`make_vec_env` builds ``n_envs`` single-learner environments whose opponents are drawn
    from the pool every episode: for MegaGem (``vec_env: auto``) ``n_envs`` games of the batched
-   engine in this process (:mod:`gemenvs.training.batched_env`), otherwise (or with ``vec_env:
-   subproc``) :class:`~gemenvs.wrappers.single_agent.SingleAgentEnv` worker processes.
+   engine in this process (:mod:`gemenvs.arena.batched_selfplay`), otherwise (or with ``vec_env:
+   subproc``) :class:`~gemenvs.arena.single_agent.SingleAgentEnv` worker processes.
 2. :func:`train` creates (or resumes) the MaskablePPO model and runs ``model.learn`` with
    :class:`SelfPlayCallback`, which after every rollout records results against each pool
    member, adds a frozen snapshot every ``pool.snapshot_every`` steps, sends the new members and
@@ -54,13 +54,14 @@ from gemenvs.training.checkpoint import (
     write_json,
 )
 from gemenvs.training.config import TrainConfig, game_name
-from gemenvs.training.evaluate import append_eval_rows, curve_title, evaluate, final_evaluation, warm_start_label
+from gemenvs.arena.evaluate import append_eval_rows, evaluate
+from gemenvs.training.report import curve_title, final_evaluation, warm_start_label
 from gemenvs.training.plotting import plot_learning_curve
 from gemenvs.training.pretrain import CloneReport
 from gemenvs.training.pretrain import pretrain as run_pretrain
-from gemenvs.training.pool import OpponentPool, PoolOpponents, pool_baselines
+from gemenvs.arena.pool import OpponentPool, PoolOpponents, pool_baselines
 from gemenvs.workers import fix_threads
-from gemenvs.wrappers.single_agent import SingleAgentEnv, make_aec_env
+from gemenvs.arena.single_agent import SingleAgentEnv, make_aec_env
 
 
 # ----------------------------------------------------------------------------- environments
@@ -110,11 +111,11 @@ def uses_batched_env(cfg: TrainConfig) -> bool:
 
 def make_vec_env(cfg: TrainConfig) -> VecEnv:
     """``n_envs`` single-learner environments: games of the batched engine in this process
-    (:class:`~gemenvs.training.batched_vec_env.BatchedVecEnv`, see :func:`uses_batched_env`), or
+    (:class:`~gemenvs.arena.batched_vec_env.BatchedVecEnv`, see :func:`uses_batched_env`), or
     ``SingleAgentEnv`` worker processes (in-process when n_envs is 1). Either way the pool reaches
     them through ``env_method("update_opponents", members, weights)``."""
     if uses_batched_env(cfg):
-        from gemenvs.training.batched_vec_env import BatchedVecEnv
+        from gemenvs.arena.batched_vec_env import BatchedVecEnv
 
         # (MegaGem has no shaping potential, so env.shaping changes nothing on either path)
         return BatchedVecEnv(cfg.n_envs, None, learner_seat=cfg.env.learner_seat, reward=cfg.env.reward,

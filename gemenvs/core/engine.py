@@ -260,12 +260,12 @@ class Game(ABC):
 
     def progress(self, state, player: int) -> float:
         """How far ``player`` is towards winning, in [0, 1] (default 0.0): a potential for optional
-        reward shaping (:class:`~gemenvs.wrappers.SingleAgentEnv`'s ``shaping``), never part of the rules."""
+        reward shaping (:class:`~gemenvs.arena.SingleAgentEnv`'s ``shaping``), never part of the rules."""
         return 0.0
 
     def win_chance(self, state, player: int) -> float:
         """``player``'s chance to win from ``state`` by a model of the game (another shaping potential,
-        :class:`~gemenvs.wrappers.SingleAgentEnv`'s ``potential="win_chance"``); a game without a model
+        :class:`~gemenvs.arena.SingleAgentEnv`'s ``potential="win_chance"``); a game without a model
         raises NotImplementedError (see :meth:`has_win_model`)."""
         raise NotImplementedError(f"{self.name} has no win model")
 

@@ -113,7 +113,7 @@ def placeholder(game, message: str) -> np.ndarray:
 def replay_states(game, seed: int, log: Sequence[Sequence[int]]) -> Iterable:
     """The states of a replayed game: ``game.new_state(seed)`` (its forced decisions played),
     then the state after each non-forced entry of ``log`` (``[seat, action, forced]``) and the
-    forced decisions the engine plays after it (the replay of ``gemenvs.agents.match.replay_game``).
+    forced decisions the engine plays after it (the replay of ``gemenvs.core.replay.replay_game``).
     Each state is yielded before the next decision is applied (copy it to keep it). A log that
     the replay does not reproduce raises ValueError naming the entry; an unfinished game is fine."""
     state = game.new_state(seed)

@@ -12,9 +12,9 @@ entry points are only loaded by ``gymnasium.make`` / ``make_vec``.
 """
 from __future__ import annotations
 
-ENTRY_POINT = "gemenvs.wrappers.single_agent:SingleAgentEnv"
+ENTRY_POINT = "gemenvs.arena.single_agent:SingleAgentEnv"
 #: the games with a natively batched vector env (Gymnasium's ``vector_entry_point``)
-VECTOR_ENTRY_POINTS = {"gemenvs/MegaGem-v0": "gemenvs.training.batched_env:make_vector_env"}
+VECTOR_ENTRY_POINTS = {"gemenvs/MegaGem-v0": "gemenvs.arena.batched_selfplay:make_vector_env"}
 
 
 def register_gymnasium() -> None:

@@ -16,8 +16,8 @@ balanced.
 **Seeds.** Deal ``d`` (cycle ``c``, lineup ``l``: ``d = c * lineups + l``) is game seed ``seed + d``
 (without ``duplicate`` every game ``g`` has seed ``seed + g``); the agent in seat ``s`` of game
 ``g`` is reseeded from ``(seed, g, s)``. Games run directly on the core engine
-(:func:`gemenvs.agents.match.play_engine_game`), each agent seeing only its own seat; a search agent
-(``ismcts:N``) is handed the engine state through :func:`gemenvs.agents.match.decide` and searches
+(:func:`gemenvs.arena.match.play_engine_game`), each agent seeing only its own seat; a search agent
+(``ismcts:N``) is handed the engine state through :func:`gemenvs.agents.base.decide` and searches
 only states its seat cannot tell apart.
 
 **Results.** Every game is one JSON line of ``results.jsonl`` (index, deal, seed, seats, options,
@@ -62,7 +62,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gemenvs.agents.match import play_engine_game, replay_game, wilson_interval
+from gemenvs.arena.match import play_engine_game, wilson_interval
+from gemenvs.core.replay import replay_game
 from gemenvs.files import (
     FileProblem,
     existing_head,
@@ -123,7 +124,7 @@ def is_model_path(spec: str) -> bool:
 def build_agent(game: str, spec: str, env, seed: int | None = None, greedy: bool = False):
     """One agent for ``env``: a baseline by name, a family member (``tuned_family:K``), a search agent
     (``ismcts``, or ``ismcts:N`` for N simulations per decision; it is handed the engine state, see
-    :func:`gemenvs.agents.match.decide`), or a model file read by ``PolicyAgent.load`` (weights only,
+    :func:`gemenvs.agents.base.decide`), or a model file read by ``PolicyAgent.load`` (weights only,
     never code; sampled unless ``greedy``). Bad names or budgets, missing or unfit files: TournamentError."""
     from gemenvs.agents.registry import FAMILIES, SEARCH_AGENTS, baseline_names, check_agent_name, make_agent
 

@@ -16,9 +16,9 @@ response's training decisions) when stderr is a terminal (``progress``).
 Every metric is read from the engine's final state (MegaGem's auction history, loans,
 investments, mission owners and coins; GEM's card owners and sides, by replaying the decision
 log through the engine), never from rendered text. A POLICY may be a search agent (``ismcts:N``, N
-simulations per decision): the games run through :func:`gemenvs.agents.match.play_engine_game` and
-the best-response training of ``exploit`` through :class:`gemenvs.wrappers.SingleAgentEnv`, both of
-which hand it the engine state (:func:`gemenvs.agents.match.decide`).
+simulations per decision): the games run through :func:`gemenvs.arena.match.play_engine_game` and
+the best-response training of ``exploit`` through :class:`gemenvs.arena.SingleAgentEnv`, both of
+which hand it the engine state (:func:`gemenvs.agents.base.decide`).
 
 **megagem-bidding-v1** (charts A-E x 3, 4, 5 players, 20 deals per cell, field: heuristic,
 truthful, random, heuristic clockwise after the policy, as many as the seats need, reversed in odd
@@ -52,8 +52,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gemenvs.agents.match import play_engine_game, wilson_interval
-from gemenvs.training.tournament import (
+from gemenvs.arena.match import play_engine_game, wilson_interval
+from gemenvs.arena.tournament import (
     TournamentError, agent_seed, build_agent, make_raw_env, mean_interval, progress_bar,
 )
 
@@ -388,7 +388,7 @@ EXPLOIT_KEYS = {"name", "env_id", "options", "reward", "total_timesteps", "n_env
                 "ppo"}
 PPO_KEYS = {"learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef",
             "net_arch"}
-DEFAULT_EXPLOIT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "benchmark" / "exploitability-v1.yaml"
+DEFAULT_EXPLOIT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "benchmark" / "exploitability-v1.yaml"
 
 
 def load_exploit_config(path: str | Path | None = None) -> dict:
@@ -422,10 +422,10 @@ def exploitability(policy: str, cfg: dict, greedy: bool = False, progress: bool 
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from gemenvs.agents.match import run_match
+    from gemenvs.arena.match import run_match
     from gemenvs.agents.policy import PolicyAgent
     from gemenvs.training.selfplay import MasksFromInfos
-    from gemenvs.wrappers.single_agent import make_aec_env
+    from gemenvs.arena.single_agent import make_aec_env
 
     class DecisionsBar(BaseCallback):
         """Advances ``bar`` to the learner decisions collected so far (every environment step)."""
@@ -476,7 +476,7 @@ def exploitability(policy: str, cfg: dict, greedy: bool = False, progress: bool 
 
 class CountGames:
     """An AEC environment that advances ``bar`` by one each time a game's ``agent_iter`` runs out (a game
-    played to its end), for the bar of a :func:`gemenvs.agents.match.run_match`; all else is the env's."""
+    played to its end), for the bar of a :func:`gemenvs.arena.match.run_match`; all else is the env's."""
 
     def __init__(self, env, bar):
         self._env, self._bar = env, bar
@@ -492,8 +492,8 @@ class CountGames:
 
 def map_games(workers: int, fn, *iterables, sizes: Sequence[int], desc: str, progress: bool | None = None) -> list:
     """``list(map(fn, *iterables))`` over ``workers`` processes (in this process for one, as
-    :func:`gemenvs.agents.match.map_in_processes`), with a bar of games on stderr that moves on by
-    ``sizes[k]`` when task ``k`` is done (see :func:`gemenvs.training.tournament.progress_bar`)."""
+    :func:`gemenvs.arena.match.map_in_processes`), with a bar of games on stderr that moves on by
+    ``sizes[k]`` when task ``k`` is done (see :func:`gemenvs.arena.tournament.progress_bar`)."""
     tasks = list(zip(*iterables))
     if len(sizes) != len(tasks):
         raise ValueError(f"map_games: {len(sizes)} sizes for {len(tasks)} tasks")
@@ -522,7 +522,7 @@ class _BestResponseEnv:
         import torch
         from stable_baselines3.common.monitor import Monitor
 
-        from gemenvs.wrappers.single_agent import SingleAgentEnv, make_aec_env
+        from gemenvs.arena.single_agent import SingleAgentEnv, make_aec_env
 
         torch.set_num_threads(1)
         probe = make_aec_env(self.cfg["env_id"], **self.cfg["options"])

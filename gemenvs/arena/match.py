@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gemenvs.agents.base import Agent
+from gemenvs.agents.base import Agent, decide
 
 
 class TimedAgent:
@@ -43,18 +43,6 @@ class TimedAgent:
         return action
 
 
-def decide(agent: Agent, state, seat: int, observation: np.ndarray, action_mask: np.ndarray) -> int:
-    """``agent``'s action for ``seat``: the protocol of search agents lives here.
-
-    An agent whose ``needs_state`` attribute is true (a search agent, e.g.
-    :class:`~gemenvs.agents.search.ISMCTSAgent`) gets ``act_with_state(state, seat, observation,
-    action_mask)`` with the engine ``state`` of the game in progress; it must not change that state
-    and must decide only from what ``seat`` can see (it redraws the hidden part with the game's
-    ``resample_hidden`` before searching). Every other agent gets ``act(observation, action_mask)``.
-    """
-    if getattr(agent, "needs_state", False):
-        return agent.act_with_state(state, seat, observation, action_mask)
-    return agent.act(observation, action_mask)
 
 
 def play_game(env, agents: Sequence[Agent], seed: int) -> dict:
@@ -116,24 +104,6 @@ def map_in_processes(workers: int, fn: Callable, *iterables) -> list:
         return list(pool.map(fn, *iterables))
 
 
-def replay_game(game, seed: int, log: Sequence[Sequence[int]]):
-    """Replay a saved game on ``game`` (built with the saved options): ``new_state(seed)``, then every
-    non-forced ``[seat, action, forced]`` entry of ``log`` through ``game.apply``; the engine plays the
-    forced ones. Raises ``ValueError`` when the replay's log differs from ``log`` or the game is unfinished."""
-    state = game.new_state(seed)
-    for k, (p, a, forced) in enumerate(log):
-        if k < len(state.log):
-            if list(state.log[k]) != [int(p), int(a), int(forced)]:
-                raise ValueError(f"log[{k}] is {list(log[k])} but the replay has {state.log[k]}")
-            continue
-        if forced:
-            raise ValueError(f"log[{k}] is marked forced, but the replay offers a choice there")
-        game.apply(state, int(p), int(a))
-    if [list(e) for e in state.log] != [[int(x) for x in e] for e in log]:
-        raise ValueError(f"the replay logged {len(state.log)} decisions, the saved game {len(log)}")
-    if not game.is_over(state):
-        raise ValueError("the saved log ends before the game does")
-    return state
 
 
 def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from gemenvs.agents.base import Agent
-from gemenvs.wrappers.single_agent import build_opponent
+from gemenvs.arena.single_agent import build_opponent
 
 #: separates member names in the label of an episode whose seats hold different members
 LABEL_SEPARATOR = " + "

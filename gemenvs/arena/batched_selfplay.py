@@ -4,10 +4,10 @@
 :class:`~gemenvs.megagem.batched.BatchedMegaGem`, the learner in one seat of each, the other
 seats played by opponents. :class:`BatchedVecEnv` shows it to Stable-Baselines3 as a ``VecEnv``
 (MaskablePPO's ``action_masks``, auto-reset, ``terminal_observation``; in
-:mod:`gemenvs.training.batched_vec_env`, imported on first use), and :class:`BatchedVectorEnv` to
+:mod:`gemenvs.arena.batched_vec_env`, imported on first use), and :class:`BatchedVectorEnv` to
 Gymnasium as a ``gymnasium.vector.VectorEnv`` (same-step autoreset, ``final_obs``/``final_info``),
 which ``gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=B, ...)`` builds (:func:`make_vector_env`,
-MegaGem's ``vector_entry_point``). The per-process path (one :class:`~gemenvs.wrappers.SingleAgentEnv`
+MegaGem's ``vector_entry_point``). The per-process path (one :class:`~gemenvs.arena.SingleAgentEnv`
 per worker) and this one play the same games by the same rules, with the same observations,
 masks, rewards and final infos; ``gemenvs.training.selfplay.make_vec_env`` picks one
 (``vec_env`` in the config).
@@ -95,8 +95,8 @@ from gemenvs.agents.megagem import BidderGames
 from gemenvs.core.engine import check_int
 from gemenvs.megagem.batched import BatchedMegaGem, game_seeds
 from gemenvs.megagem.batched.engine import OVER
-from gemenvs.training.pool import LABEL_SEPARATOR, PoolOpponents
-from gemenvs.wrappers.single_agent import build_opponent, check_learner_seat, make_aec_env
+from gemenvs.arena.pool import LABEL_SEPARATOR, PoolOpponents
+from gemenvs.arena.single_agent import build_opponent, check_learner_seat, make_aec_env
 
 #: salts of the hashes of a game's seed that draw its learner seat, its opponents and their seeds
 _SEAT_SALT, _PICK_SALT, _AGENT_SALT, _SHARED_SALT, _RESEED_SALT = 1, 2, 16, 3, 4
@@ -683,7 +683,7 @@ def __getattr__(name: str) -> Any:
     """``BatchedVecEnv`` (Stable-Baselines3's ``VecEnv``) is imported on first use: this module, and with it
     the Gymnasium view, needs neither Stable-Baselines3 nor torch."""
     if name == "BatchedVecEnv":
-        from gemenvs.training.batched_vec_env import BatchedVecEnv
+        from gemenvs.arena.batched_vec_env import BatchedVecEnv
 
         return BatchedVecEnv
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

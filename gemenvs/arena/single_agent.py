@@ -29,7 +29,7 @@ Opponents can be given as:
 
 * a baseline name (``"random"``, ``"heuristic"``, ...): a fresh copy in every other seat; a search
   agent's name (``"ismcts:8"``) too: opponents with ``needs_state`` are handed the engine state
-  (:func:`gemenvs.agents.match.decide`), the learner only ever gets its observation and mask;
+  (:func:`gemenvs.agents.base.decide`), the learner only ever gets its observation and mask;
 * the path of a saved policy (``.zip`` from MaskablePPO, ``.npz`` from ``PolicyAgent.save``);
 * an :class:`~gemenvs.agents.base.Agent` object (the same object plays every other seat);
 * a list of the above, one per opponent seat, in clockwise order from the learner;
@@ -50,7 +50,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gemenvs.agents.base import Agent
-from gemenvs.agents.match import decide
+from gemenvs.agents.base import decide
 from gemenvs.core.envbase import RENDER_FPS, RENDER_MODES
 
 #: the shaping potentials: names of :class:`~gemenvs.core.engine.Game` methods ``(state, player) -> float``

@@ -1,8 +1,8 @@
 """MegaGem's batched single-learner games as a Stable-Baselines3 ``VecEnv`` (:class:`BatchedVecEnv`).
 
-Kept apart from :mod:`gemenvs.training.batched_env` so that the Gymnasium view of the same games
+Kept apart from :mod:`gemenvs.arena.batched_selfplay` so that the Gymnasium view of the same games
 (``BatchedVectorEnv``, ``gymnasium.make_vec("gemenvs/MegaGem-v0", ...)``) imports neither
-Stable-Baselines3 nor torch; ``from gemenvs.training.batched_env import BatchedVecEnv`` still works.
+Stable-Baselines3 nor torch; ``from gemenvs.arena.batched_selfplay import BatchedVecEnv`` still works.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from gemenvs.training.batched_env import BatchedSelfPlay
+from gemenvs.arena.batched_selfplay import BatchedSelfPlay
 
 
 class BatchedVecEnv(VecEnv):
