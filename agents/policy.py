@@ -75,6 +75,15 @@ def write_npz(path, arrays: dict[str, np.ndarray]) -> None:
                 np.lib.format.write_array(f, np.asanyarray(array), allow_pickle=False)
 
 
+#: the suffixes of saved policies: MaskablePPO's ``.zip`` and :meth:`PolicyAgent.save`'s ``.npz``
+POLICY_SUFFIXES = (".zip", ".npz")
+
+
+def is_policy_file(spec) -> bool:
+    """Whether an agent spec (a string or a path) names a saved policy file rather than an agent by name."""
+    return isinstance(spec, (str, os.PathLike)) and str(spec).endswith(POLICY_SUFFIXES)
+
+
 def _is_policy_npz(path: Path) -> bool:
     """Whether ``path`` is an ``.npz`` with a policy header (what :meth:`PolicyAgent.save` may replace)."""
     try:

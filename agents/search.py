@@ -271,8 +271,10 @@ def _rollout_policy(game, rollout):
         module, cls = baselines[rollout].split(":")
         return getattr(importlib.import_module(module), cls)(spec=game.spec, num_actions=game.num_actions,
                                                              action_spec=game.action_spec)
+    from gemenvs.agents.policy import is_policy_file
+
     path = Path(rollout) if isinstance(rollout, (str, os.PathLike)) else None
-    if path is None or path.suffix not in (".zip", ".npz") or not path.is_file():
+    if path is None or not is_policy_file(path) or not path.is_file():
         known = ", ".join(["heuristic", *baselines])
         raise ValueError(f"unknown rollout policy {rollout!r} for {game.name}: use one of {known}, "
                          f"or the path of an existing trained policy (.zip or .npz)")

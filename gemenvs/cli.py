@@ -133,14 +133,17 @@ def parse_options(items: list[str]) -> dict:
 
 def _opponent_label(spec: str) -> str:
     """A seat's name in the saved game: the baseline name, or the policy file's name."""
-    return os.path.basename(spec) if spec.endswith((".zip", ".npz")) else spec
+    from gemenvs.agents.policy import is_policy_file
+
+    return os.path.basename(spec) if is_policy_file(spec) else spec
 
 
 def play_command(args: argparse.Namespace, screen) -> int:
     """``gemenvs play``: build the game and the opponents, play, save."""
     from gemenvs.play import QuitGame, play_human_game
     from gemenvs.recording import save_game
-    from gemenvs.arena.single_agent import build_opponent, make_aec_env
+    from gemenvs.arena.resolve import resolve_agent
+    from gemenvs.arena.single_agent import make_aec_env
 
     if args.replay is not None:
         if args.game is not None:
@@ -186,7 +189,7 @@ def play_command(args: argparse.Namespace, screen) -> int:
     others = [p for p in range(n) if p != seat]
     for p, spec in zip(others, specs):
         try:
-            agents[p] = build_opponent(game_name, spec, env, seed=seed * 1009 + p)
+            agents[p] = resolve_agent(game_name, spec, env, seed=seed * 1009 + p)
         except (ValueError, OSError) as e:  # an unknown baseline, an unreadable or unfitting policy file
             raise UsageError(f"opponent {spec!r}: {getattr(e, 'strerror', None) or e}") from None
         names[p] = _opponent_label(spec)

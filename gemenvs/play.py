@@ -19,7 +19,7 @@ Everything reads and writes through a :class:`Screen` over text streams, so test
 whole game with scripted input. On a terminal :class:`Screen` colours its output with ``rich``
 when it is installed; otherwise (pipes, files, tests) it writes plain text.
 
-``python -m gemenvs.play GAME ...`` is ``gemenvs play GAME ...``.
+``python -m gemenvs play GAME ...`` is ``gemenvs play GAME ...``.
 """
 from __future__ import annotations
 
@@ -735,8 +735,3 @@ def replay_saved_game(saved, viewer: int | None, screen: Screen, pause: bool) ->
             screen.say(line, "bold")
     return True
 
-
-if __name__ == "__main__":  # python -m gemenvs.play GAME ...
-    from gemenvs.cli import main
-
-    sys.exit(main(["play", *sys.argv[1:]]))

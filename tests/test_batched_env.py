@@ -21,11 +21,8 @@ from gemenvs.agents.megagem_tuned import ParametricBidder, random_weights
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.core.rewards import terminal_rewards
 from gemenvs.megagem.game import MegaGem
-from gemenvs.arena.batched_selfplay import (
-    BatchedSelfPlay,
-    BatchedVecEnv,
-    BatchedVectorEnv,
-)
+from gemenvs.arena.batched_selfplay import BatchedSelfPlay, BatchedVectorEnv
+from gemenvs.arena.batched_vec_env import BatchedVecEnv
 
 
 def _policy(game: MegaGem, seed: int) -> PolicyAgent:
@@ -350,7 +347,7 @@ def test_the_gymnasium_view_imports_neither_torch_nor_sb3():
             "envs.reset(seed=0)\n"
             "loaded = sorted({'torch', 'stable_baselines3', 'sb3_contrib'} & set(sys.modules))\n"
             "assert not loaded, loaded\n"
-            "from gemenvs.arena.batched_selfplay import BatchedVecEnv\n"
+            "from gemenvs.arena import BatchedVecEnv\n"
             "assert BatchedVecEnv.__module__ == 'gemenvs.arena.batched_vec_env'\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 

@@ -138,15 +138,15 @@ def test_bad_input_is_one_line_and_exit_2(argv, words, capsys):
 def test_family_members_enter_a_tournament_by_name():
     """A tuned-family member (tuned_family:K) is an agent name like a baseline; a bad member is a clear error."""
     from gemenvs import megagem_v0
-    from gemenvs.arena.tournament import TournamentError, build_agent
+    from gemenvs.arena.resolve import AgentSpecError, resolve_agent
 
     env = megagem_v0.env(num_players=4)
-    agent = build_agent("megagem", "tuned_family:3", env, seed=1)
+    agent = resolve_agent("megagem", "tuned_family:3", env, seed=1)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])] == 1
-    with pytest.raises(TournamentError, match="unknown agent 'tuned_family:x'"):
-        build_agent("megagem", "tuned_family:x", env)
+    with pytest.raises(AgentSpecError, match="unknown agent 'tuned_family:x'"):
+        resolve_agent("megagem", "tuned_family:x", env)
 
 
 class _Terminal:

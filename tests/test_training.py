@@ -187,7 +187,7 @@ def test_illegal_learner_action_terminates_with_its_penalty():
 
 
 def test_single_agent_env_checks_its_arguments_at_construction(tmp_path):
-    with pytest.raises(ValueError, match="unknown agent 'grandmaster' for megagem; known: random, truthful, heuristic"):
+    with pytest.raises(ValueError, match=r"unknown agent 'grandmaster' for megagem: give a baseline \(random, truthful, heuristic"):
         SingleAgentEnv(ENV_ID, opponents="grandmaster")
     with pytest.raises(ValueError, match="unknown agent 'grandmaster'"):
         gymnasium.make(ENV_ID, opponents=["random", "grandmaster", "random"])  # at make, not at reset

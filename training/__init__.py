@@ -1,9 +1,5 @@
 """Self-play training for the games of the suite (installed as ``gemenvs.training``).
 
-Importing this package is light: torch and stable-baselines3 are only imported by
-:mod:`gemenvs.training.selfplay` and the CLI. Train with ``gemenvs-train CONFIG [key=value ...]``.
-The single-learner Gymnasium view the trainer uses lives in :mod:`gemenvs.wrappers`.
+Importing this package is light: torch and stable-baselines3 are imported by the learners and the CLI only.
+Train with ``gemenvs-train CONFIG [key=value ...]``; the tables the learners play at are in :mod:`gemenvs.arena`.
 """
-from gemenvs.wrappers.registration import register_gymnasium
-
-__all__ = ["register_gymnasium"]

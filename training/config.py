@@ -622,14 +622,15 @@ def check_opponent_names(env, names: list[str], key: str) -> None:
     A policy file is loaded here (weights only, never code: see :mod:`gemenvs.agents.policy`), so a
     missing, corrupt, unsafe or mismatched file is a ConfigError before any run folder is made.
     """
+    from gemenvs.agents.policy import is_policy_file
     from gemenvs.agents.registry import check_agent_name
-    from gemenvs.arena.single_agent import build_opponent, is_policy_path
+    from gemenvs.arena.resolve import resolve_agent
 
     game = env.unwrapped.game.name
     for name in names:
-        if is_policy_path(name):
+        if is_policy_file(name):
             try:
-                build_opponent(game, name, env)
+                resolve_agent(game, name, env)
             except (OSError, ValueError, ImportError) as e:
                 raise ConfigError(f"{key}: {name!r}: {e}") from None
         else:

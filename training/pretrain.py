@@ -43,7 +43,8 @@ from gemenvs.agents.base import decide
 from gemenvs.core.rewards import terminal_rewards
 from gemenvs.training.budget import TimeLimit, count
 from gemenvs.workers import process_pool
-from gemenvs.arena.single_agent import build_opponent, make_aec_env
+from gemenvs.arena.resolve import resolve_agent
+from gemenvs.arena.single_agent import make_aec_env
 
 #: teacher games per unit of work: the progress bar moves, and the time limit is checked, once a chunk
 CHUNK_GAMES = 25
@@ -94,7 +95,7 @@ def _play_games(env_id: str, options: dict, teacher: str, reward: str, gamma: fl
                          f"none were given")
     obs, masks, actions, returns, index = [], [], [], [], []
     for seed in seeds:
-        agents = [None if teacher == ADVICE else build_opponent(game.name, teacher, env, seed=seed * 1009 + i)
+        agents = [None if teacher == ADVICE else resolve_agent(game.name, teacher, env, seed=seed * 1009 + i)
                   for i in range(n)]
         learner = seed % n if student is not None else None
         if student is not None:

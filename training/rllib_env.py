@@ -28,7 +28,8 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from gemenvs.arena.single_agent import build_opponent, check_learner_seat, make_aec_env
+from gemenvs.arena.resolve import resolve_agent
+from gemenvs.arena.single_agent import check_learner_seat, make_aec_env
 
 FOCAL = "focal"
 #: the label of an episode whose opponents are RLlib policies (main or its frozen versions)
@@ -65,7 +66,7 @@ class GemenvsMultiAgentEnv(MultiAgentEnv):
         if self.baseline_share > 0 and not names:
             raise ValueError("baseline_share > 0 needs at least one baseline name")
         # one copy per opponent seat of every baseline, built once (a bad name fails here)
-        self.baselines = {name: [build_opponent(self.game, name, self.aec, seed=k) for k in range(self.num_players - 1)]
+        self.baselines = {name: [resolve_agent(self.game, name, self.aec, seed=k) for k in range(self.num_players - 1)]
                           for name in names}
         first = self.seats[0]
         actions = int(self.raw.action_space(first).n)

@@ -2,8 +2,8 @@
 
 :class:`BatchedSelfPlay` is the core (numpy only): ``num_games`` MegaGem games held by one
 :class:`~gemenvs.megagem.batched.BatchedMegaGem`, the learner in one seat of each, the other
-seats played by opponents. :class:`BatchedVecEnv` shows it to Stable-Baselines3 as a ``VecEnv``
-(MaskablePPO's ``action_masks``, auto-reset, ``terminal_observation``; in
+seats played by opponents. :class:`~gemenvs.arena.batched_vec_env.BatchedVecEnv` shows it to
+Stable-Baselines3 as a ``VecEnv`` (MaskablePPO's ``action_masks``, auto-reset, ``terminal_observation``; in
 :mod:`gemenvs.arena.batched_vec_env`, imported on first use), and :class:`BatchedVectorEnv` to
 Gymnasium as a ``gymnasium.vector.VectorEnv`` (same-step autoreset, ``final_obs``/``final_info``),
 which ``gymnasium.make_vec("gemenvs/MegaGem-v0", num_envs=B, ...)`` builds (:func:`make_vector_env`,
@@ -96,7 +96,8 @@ from gemenvs.core.engine import check_int
 from gemenvs.megagem.batched import BatchedMegaGem, game_seeds
 from gemenvs.megagem.batched.engine import OVER
 from gemenvs.arena.pool import LABEL_SEPARATOR, PoolOpponents
-from gemenvs.arena.single_agent import build_opponent, check_learner_seat, make_aec_env
+from gemenvs.arena.resolve import resolve_agent
+from gemenvs.arena.single_agent import check_learner_seat, make_aec_env
 
 #: salts of the hashes of a game's seed that draw its learner seat, its opponents and their seeds
 _SEAT_SALT, _PICK_SALT, _AGENT_SALT, _SHARED_SALT, _RESEED_SALT = 1, 2, 16, 3, 4
@@ -277,7 +278,7 @@ class BatchedSelfPlay:
 
     def _build(self, source: Any, seed: int) -> Agent:
         if isinstance(source, str):
-            return build_opponent("megagem", source, self.aec, seed=seed)
+            return resolve_agent("megagem", source, self.aec, seed=seed)
         if not getattr(source, "per_game_memory", True):
             return source
         agent = copy.deepcopy(source)  # an agent with memory of its game: one copy per game and seat
@@ -679,14 +680,4 @@ def make_vector_env(num_envs: int = 1, env_id: str = "gemenvs/MegaGem-v0", **kwa
     return BatchedVectorEnv(check_int("num_envs", num_envs, 1, 1 << 24), env_id=env_id, **kwargs)
 
 
-def __getattr__(name: str) -> Any:
-    """``BatchedVecEnv`` (Stable-Baselines3's ``VecEnv``) is imported on first use: this module, and with it
-    the Gymnasium view, needs neither Stable-Baselines3 nor torch."""
-    if name == "BatchedVecEnv":
-        from gemenvs.arena.batched_vec_env import BatchedVecEnv
-
-        return BatchedVecEnv
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = ["BatchedSelfPlay", "BatchedVecEnv", "BatchedVectorEnv", "Finished", "make_vector_env"]
+__all__ = ["BatchedSelfPlay", "BatchedVectorEnv", "Finished", "make_vector_env"]

@@ -2,7 +2,7 @@
 
 Kept apart from :mod:`gemenvs.arena.batched_selfplay` so that the Gymnasium view of the same games
 (``BatchedVectorEnv``, ``gymnasium.make_vec("gemenvs/MegaGem-v0", ...)``) imports neither
-Stable-Baselines3 nor torch; ``from gemenvs.arena.batched_selfplay import BatchedVecEnv`` still works.
+Stable-Baselines3 nor torch (``from gemenvs.arena import BatchedVecEnv`` loads this module).
 """
 from __future__ import annotations
 

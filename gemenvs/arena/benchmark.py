@@ -53,8 +53,9 @@ from pathlib import Path
 import numpy as np
 
 from gemenvs.arena.match import play_engine_game, wilson_interval
+from gemenvs.arena.resolve import AgentSpecError, resolve_agent
 from gemenvs.arena.tournament import (
-    TournamentError, agent_seed, build_agent, make_raw_env, mean_interval, progress_bar,
+    TournamentError, agent_seed, make_raw_env, mean_interval, progress_bar,
 )
 
 
@@ -193,7 +194,7 @@ def _play_cell(bench_name: str, policy: str, cell: int, deals: Sequence[int], gr
             for seat in range(n):
                 cache_key = (specs[seat], seat)
                 if cache_key not in _WORKER["agents"]:
-                    _WORKER["agents"][cache_key] = build_agent(bench.game, specs[seat], env, seed=0, greedy=greedy)
+                    _WORKER["agents"][cache_key] = resolve_agent(bench.game, specs[seat], env, seed=0, greedy=greedy)
                 agents.append(_WORKER["agents"][cache_key])
             gid = (cell * 10_000 + k) * 8 + s
             state = play_engine_game(game, agents, seed, [agent_seed(bench.seed, gid, t) for t in range(n)])
@@ -205,8 +206,8 @@ def fits(bench: Benchmark, policy: str, cell: int) -> bool:
     """Whether ``policy`` can play ``cell`` (a model fits one observation size, so one player count)."""
     env = make_raw_env(bench.game, dict(bench.cells[cell]))
     try:
-        build_agent(bench.game, policy, env)
-    except TournamentError as e:
+        resolve_agent(bench.game, policy, env)
+    except (TournamentError, AgentSpecError) as e:
         if "was it trained on another game or player count" in str(e):
             return False
         raise
@@ -441,7 +442,7 @@ def exploitability(policy: str, cfg: dict, greedy: bool = False, progress: bool 
     probe = make_aec_env(cfg["env_id"], **cfg["options"])
     game = probe.unwrapped.game.name
     n = len(probe.possible_agents)
-    build_agent(game, policy, probe.unwrapped)  # a bad name or file fails before training
+    resolve_agent(game, policy, probe.unwrapped)  # a bad name or file fails before training
     fns = [_BestResponseEnv(cfg, policy, greedy) for _ in range(cfg["n_envs"])]
     venv = MasksFromInfos(SubprocVecEnv(fns, start_method="spawn") if cfg["n_envs"] > 1 else DummyVecEnv(fns))
     p = cfg["ppo"]
@@ -460,7 +461,7 @@ def exploitability(policy: str, cfg: dict, greedy: bool = False, progress: bool 
     seconds = time.perf_counter() - t0
     venv.close()
     responder = PolicyAgent.from_sb3(model, deterministic=True)
-    opponents = [build_agent(game, policy, probe.unwrapped, seed=cfg["eval_seed"] + i, greedy=greedy)
+    opponents = [resolve_agent(game, policy, probe.unwrapped, seed=cfg["eval_seed"] + i, greedy=greedy)
                  for i in range(n - 1)]
     bar = progress_bar(cfg["eval_games"], f"best response vs {policy}", progress)
     try:
@@ -527,7 +528,7 @@ class _BestResponseEnv:
         torch.set_num_threads(1)
         probe = make_aec_env(self.cfg["env_id"], **self.cfg["options"])
         game, n = probe.unwrapped.game.name, len(probe.possible_agents)
-        opponents = [build_agent(game, self.policy, probe.unwrapped, seed=k, greedy=self.greedy) for k in range(n - 1)]
+        opponents = [resolve_agent(game, self.policy, probe.unwrapped, seed=k, greedy=self.greedy) for k in range(n - 1)]
         return Monitor(SingleAgentEnv(self.cfg["env_id"], opponents=opponents, reward=self.cfg["reward"],
                                       **self.cfg["options"]))
 
@@ -632,7 +633,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = summarize(bench, results)
         text = markdown(bench, rows, deals)
         write_tables(out, ns.overwrite, bench.name, text, rows)
-    except (TournamentError, OSError) as e:
+    except (TournamentError, AgentSpecError, OSError) as e:
         print(f"gemenvs-benchmark: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
     except ImportError as e:  # the train extra (exploit: PyYAML, torch, SB3); any other ImportError: raised

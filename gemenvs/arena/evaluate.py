@@ -26,7 +26,8 @@ import numpy as np
 from gemenvs.agents.base import Agent
 from gemenvs.arena.match import MatchResult, run_match
 from gemenvs.workers import process_pool
-from gemenvs.arena.single_agent import build_opponent, is_policy_path, make_aec_env
+from gemenvs.arena.resolve import agent_label, resolve_agent
+from gemenvs.arena.single_agent import make_aec_env
 
 #: seat rotations per block of evaluation games at most (a block is the unit of the progress bar and of the workers)
 BLOCK_ROTATIONS = 10
@@ -38,7 +39,7 @@ def _play_block(env_id: str, options: dict, focal: Agent, opponent: str, games: 
     env = make_aec_env(env_id, **options)
     game = env.unwrapped.game.name
     n = len(env.possible_agents)
-    opponents = [build_opponent(game, opponent, env, seed=seed + k) for k in range(n - 1)]
+    opponents = [resolve_agent(game, opponent, env, seed=seed + k) for k in range(n - 1)]
     env.close()
     return run_match(lambda: make_aec_env(env_id, **options), focal, opponents, games, seed=seed, save_dir=save_dir)
 
@@ -47,7 +48,7 @@ def opponent_folders(opponents: list[str]) -> dict[str, str]:
     """A distinct, safe folder name per opponent (``heuristic``; ``best_model`` for ``runs/x/best_model.zip``)."""
     out: dict[str, str] = {}
     for opp in opponents:
-        stem = Path(opp).stem if is_policy_path(opp) else opp
+        stem = agent_label(opp)
         name = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("._") or "opponent"
         base, k = name, 2
         while name in out.values():

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from gemenvs.agents.base import Agent
-from gemenvs.arena.single_agent import build_opponent
+from gemenvs.arena.resolve import agent_label, resolve_agent
 
 #: separates member names in the label of an episode whose seats hold different members
 LABEL_SEPARATOR = " + "
@@ -47,7 +47,7 @@ class OpponentPool:
     def __init__(self, baselines: list[str], max_snapshots: int, sampling: str = "uniform",
                  priority_power: float = 2.0, window: int = 200, num_players: int = 4, root: Path | None = None,
                  baseline_share: float | None = None):
-        self.members = [Member(name=Path(b).stem if b.endswith((".zip", ".npz")) else b, source=b, kind="baseline")
+        self.members = [Member(name=agent_label(b), source=b, kind="baseline")
                         for b in baselines]
         self.max_snapshots = max_snapshots
         self.sampling = sampling
@@ -150,7 +150,7 @@ class PoolOpponents:
     def _agent(self, env, name: str, source: str, seat: int) -> Agent:
         key = (name, seat)
         if key not in self._cache:
-            self._cache[key] = build_opponent(env.unwrapped.game.name, source, env)
+            self._cache[key] = resolve_agent(env.unwrapped.game.name, source, env)
         return self._cache[key]
 
     def sample(self, env, rng: np.random.Generator, num_opponents: int) -> tuple[str, list[Agent]]:

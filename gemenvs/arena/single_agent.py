@@ -51,13 +51,14 @@ from gymnasium import spaces
 
 from gemenvs.agents.base import Agent
 from gemenvs.agents.base import decide
+from gemenvs.arena.resolve import AgentSpec, resolve_agent
 from gemenvs.core.envbase import RENDER_FPS, RENDER_MODES
 
 #: the shaping potentials: names of :class:`~gemenvs.core.engine.Game` methods ``(state, player) -> float``
 POTENTIALS = ("progress", "win_chance")
 
 #: what an opponent seat can be given as (see the module docstring)
-OpponentSpec = str | Agent
+
 
 
 @runtime_checkable
@@ -68,38 +69,11 @@ class OpponentSampler(Protocol):
         """A label of the draw (for statistics) and one agent per opponent seat, clockwise from the learner."""
 
 
-def is_policy_path(name: str) -> bool:
-    """Whether an opponent name refers to a saved policy file rather than a baseline agent."""
-    return name.endswith((".zip", ".npz"))
-
-
-def build_opponent(game: str, spec: OpponentSpec, aec_env, seed: int | None = None) -> Agent:
-    """Turn one opponent spec (baseline name, policy path or Agent) into an agent for ``aec_env``.
-
-    A policy file is read with :meth:`PolicyAgent.load` (weights and plain metadata only, never
-    code) and must fit the game's observation and action sizes; an unknown baseline name is a
-    ``ValueError`` that lists the known ones.
-    """
-    if isinstance(spec, str):
-        if is_policy_path(spec):
-            from gemenvs.agents.policy import PolicyAgent
-
-            agent = PolicyAgent.load(spec, deterministic=False, seed=seed)
-            agent.check_fits(aec_env, f"policy {spec!r}", f"this {game} environment")
-            return agent
-        from gemenvs.agents.registry import make_agent
-
-        return make_agent(game, spec, aec_env, seed=seed)
-    if isinstance(spec, Agent):
-        return spec
-    raise TypeError(f"an opponent must be a baseline name, a policy path or an Agent; got {spec!r}")
-
-
 class FixedOpponents:
     """The same opponents every episode (one spec per seat, or one spec for every seat), built by
     :meth:`build` when the environment is made, so a bad name or file fails there."""
 
-    def __init__(self, specs: OpponentSpec | Sequence[OpponentSpec]):
+    def __init__(self, specs: AgentSpec | Sequence[AgentSpec]):
         if not isinstance(specs, (str, Agent)):
             if isinstance(specs, (bytes, dict)) or not isinstance(specs, Sequence) or not specs:
                 raise TypeError("opponents must be a baseline name, a policy path, an Agent, a non-empty list of "
@@ -117,7 +91,7 @@ class FixedOpponents:
         if len(specs) != num_opponents:
             raise ValueError(f"{len(specs)} opponents given for {num_opponents} opponent seats")
         game = env.unwrapped.game.name
-        self.agents = [build_opponent(game, s, env) for s in specs]
+        self.agents = [resolve_agent(game, s, env) for s in specs]
         self.label = "+".join(s if isinstance(s, str) else type(s).__name__ for s in specs)
 
     def sample(self, env, rng: np.random.Generator, num_opponents: int) -> tuple[str, list[Agent]]:

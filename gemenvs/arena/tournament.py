@@ -63,6 +63,7 @@ from pathlib import Path
 import numpy as np
 
 from gemenvs.arena.match import play_engine_game, wilson_interval
+from gemenvs.arena.resolve import AgentSpecError, agent_label, resolve_agent
 from gemenvs.core.replay import replay_game
 from gemenvs.files import (
     FileProblem,
@@ -114,42 +115,6 @@ def make_raw_env(game: str, options: dict):
         return importlib.import_module(modules[game]).raw_env(**options)
     except (TypeError, ValueError) as e:
         raise TournamentError(f"bad {game} options {options}: {' '.join(str(e).split())}") from None
-
-
-def is_model_path(spec: str) -> bool:
-    """Whether an agent spec names a saved policy file (``.zip`` or ``.npz``) rather than a baseline."""
-    return spec.endswith((".zip", ".npz"))
-
-
-def build_agent(game: str, spec: str, env, seed: int | None = None, greedy: bool = False):
-    """One agent for ``env``: a baseline by name, a family member (``tuned_family:K``), a search agent
-    (``ismcts``, or ``ismcts:N`` for N simulations per decision; it is handed the engine state, see
-    :func:`gemenvs.agents.base.decide`), or a model file read by ``PolicyAgent.load`` (weights only,
-    never code; sampled unless ``greedy``). Bad names or budgets, missing or unfit files: TournamentError."""
-    from gemenvs.agents.registry import FAMILIES, SEARCH_AGENTS, baseline_names, check_agent_name, make_agent
-
-    if is_model_path(spec):
-        from gemenvs.agents.policy import PolicyAgent, PolicyLoadError
-
-        try:
-            agent = PolicyAgent.load(spec, deterministic=greedy, seed=seed)
-        except (FileNotFoundError, PolicyLoadError, ImportError) as e:
-            raise TournamentError(" ".join(str(e).split())) from None
-        try:
-            agent.check_fits(env, f"model {spec}", f"{game} with these options")
-        except ValueError as e:
-            raise TournamentError(str(e)) from None
-        return agent
-    try:
-        check_agent_name(game, spec)
-    except ValueError as e:
-        if spec.partition(":")[0] in SEARCH_AGENTS:  # a search agent with a bad budget: say what is wrong
-            raise TournamentError(f"agent {spec!r}: {e}") from None
-        known = ", ".join(baseline_names(game) + [f"{prefix}:K" for prefix in FAMILIES.get(game, {})])
-        search = ", ".join(f"{name} or {name}:N (N simulations per decision)" for name in SEARCH_AGENTS)
-        raise TournamentError(f"unknown agent {spec!r} for {game}: give a baseline ({known}), a search agent "
-                              f"({search}) or a model file (.zip or .npz)") from None
-    return make_agent(game, spec, env, seed=seed)
 
 
 # ----------------------------------------------------------------------------- schedule
@@ -241,7 +206,7 @@ def make_spec(game: str, agents: Sequence[str], games: int, options: dict | None
     options = dict(env.game.options())
     options = {k: v for k, v in options.items() if _jsonable(v)}
     for spec in agents:
-        build_agent(game, spec, env)
+        resolve_agent(game, spec, env)
     size = cycle_size(len(agents), env.game.num_players)
     rounded = -(-games // size) * size
     return TournamentSpec(game, agents, options, rounded, seed, duplicate, greedy), size
@@ -271,7 +236,7 @@ def _worker_setup(spec: TournamentSpec) -> dict:
 def _agent(worker: dict, spec: TournamentSpec, a: int, seat: int):
     cache = worker["agents"]
     if (a, seat) not in cache:
-        cache[(a, seat)] = build_agent(spec.game, spec.agents[a], worker["env"], seed=0, greedy=spec.greedy)
+        cache[(a, seat)] = resolve_agent(spec.game, spec.agents[a], worker["env"], seed=0, greedy=spec.greedy)
     return cache[(a, seat)]
 
 
@@ -644,7 +609,7 @@ def head_to_head_png(h2h: np.ndarray, agents: Sequence[str], title: str = "") ->
 
     from matplotlib.figure import Figure  # no pyplot: the caller's backend (a notebook's) stays as it is
 
-    labels = [Path(a).stem if is_model_path(a) else a for a in agents]
+    labels = [agent_label(a) for a in agents]
     k = len(agents)
     fig = Figure(figsize=(max(4.5, 1.6 + 0.9 * k), max(3.6, 1.2 + 0.8 * k)), dpi=110)
     ax = fig.subplots()
@@ -770,7 +735,7 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
         rows, _, _ = run_tournament(spec, ns.out, ns.workers, progress=False if ns.no_progress else None,
                                        overwrite=ns.overwrite)
-    except (TournamentError, OSError) as e:
+    except (TournamentError, AgentSpecError, OSError) as e:
         return _error(e)
     except ImportError as e:  # the train extra (openskill, matplotlib; torch for .zip models); else a bug
         hint = extra_hint(e)
