@@ -104,13 +104,6 @@ def _step(hi: np.ndarray, lo: np.ndarray, inc_hi: np.ndarray, inc_lo: np.ndarray
     return out_hi, out_lo
 
 
-def _output(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
-    """PCG64's XSL-RR output of a 128-bit state: rotate-right(high ^ low, high >> 58)."""
-    x = hi ^ lo
-    rot = hi >> np.uint64(58)
-    return (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
-
-
 def uint32_stream(state: tuple[np.ndarray, ...], count: int) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     """The next ``count`` (even) ``next_uint32`` values of each generator (none buffered), position by
     position, and the generators' state after them: returns ((count, G) uint32, (hi, lo, inc_hi, inc_lo))."""
@@ -123,9 +116,9 @@ def uint32_stream(state: tuple[np.ndarray, ...], count: int) -> tuple[np.ndarray
 
 
 class PCG64Batch:
-    """G PCG64 generators stepped together in place: the same values as :func:`_step` and
-    :func:`_output`, with every intermediate in preallocated scratch arrays (a generator step is
-    about 25 numpy calls; new arrays for each would cost as much again)."""
+    """G PCG64 generators stepped together in place: PCG64's 128-bit LCG step (as :func:`_step`) and its
+    XSL-RR output (rotate-right of high ^ low by high >> 58), with every intermediate in preallocated
+    scratch arrays (a generator step is about 25 numpy calls; new arrays for each would cost as much again)."""
 
     def __init__(self, state: tuple[np.ndarray, ...]):
         hi, lo, inc_hi, inc_lo = state
