@@ -300,7 +300,6 @@ def main() -> None:
                   f"batched engine): {lean / subproc:.2f}x; with lean.overlap=true: {overlap / subproc:.2f}x")
 
 
-
 if __name__ == "__main__":
     np.set_printoptions(precision=3)
     main()

@@ -196,7 +196,6 @@ def read_json(path: str | os.PathLike, max_bytes: int = MAX_FILE_BYTES, what: st
 # renamed into place (:func:`atomic_folder`).
 
 
-
 class WriteRefused(FileProblem, FileExistsError):
     """What is at a name the suite was to write (a symbolic link, a folder, a device, a file or folder it did
     not make) keeps it from writing there: the message (one line) names the path and the reason. Also a

@@ -734,4 +734,3 @@ def replay_saved_game(saved, viewer: int | None, screen: Screen, pause: bool) ->
         for line in results_lines(game, state, saved.players):
             screen.say(line, "bold")
     return True
-

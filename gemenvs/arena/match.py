@@ -43,8 +43,6 @@ class TimedAgent:
         return action
 
 
-
-
 def play_game(env, agents: Sequence[Agent], seed: int) -> dict:
     """Play one game on an AEC ``env`` with ``agents[i]`` in seat ``i``; return the final infos.
     A search agent (``needs_state``) is handed the engine state, ``env.unwrapped.game_state`` (:func:`decide`)."""
@@ -102,8 +100,6 @@ def map_in_processes(workers: int, fn: Callable, *iterables) -> list:
     from gemenvs.workers import process_pool
     with process_pool(workers) as pool:
         return list(pool.map(fn, *iterables))
-
-
 
 
 def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -60,7 +60,6 @@ POTENTIALS = ("progress", "win_chance")
 #: what an opponent seat can be given as (see the module docstring)
 
 
-
 @runtime_checkable
 class OpponentSampler(Protocol):
     """Chooses the opponents of each episode (for example a self-play pool)."""

@@ -102,8 +102,6 @@ def check_bool(name: str, value: Any) -> bool:
     return bool(value)
 
 
-
-
 def check_json(value: Any, where: str = "state") -> None:
     """Raise StateError unless ``value`` is plain JSON data (dict with str keys, list, str, int, finite float, bool, None)."""
     if value is None or isinstance(value, (bool, str)):
