@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib
 import itertools
 import json
 import math
@@ -94,23 +93,16 @@ class TournamentError(ValueError):
 
 # ----------------------------------------------------------------------------- games and agents
 
-def game_modules() -> dict[str, str]:
-    """Game name (``megagem``, ``gem``, ``gemjam``) -> env module, for every game of ``gemenvs.ENVIRONMENTS``."""
+def make_raw_env(game: str, options: dict):
+    """The raw AEC environment of registered game ``game`` with game ``options`` (an unknown game or a bad
+    option is a TournamentError)."""
     import gemenvs
 
-    out = {}
-    for module in gemenvs.ENVIRONMENTS.values():
-        out[importlib.import_module(module).raw_env.game_class.name] = module
-    return out
-
-
-def make_raw_env(game: str, options: dict):
-    """The raw AEC environment of ``game`` with game ``options`` (a bad option is a TournamentError)."""
-    modules = game_modules()
-    if game not in modules:
-        raise TournamentError(f"unknown game {game!r}; games: {', '.join(modules)}")
+    names = [e.name for e in gemenvs.entries()]
+    if game not in names:
+        raise TournamentError(f"unknown game {game!r}; games: {', '.join(names)}")
     try:
-        return importlib.import_module(modules[game]).raw_env(**options)
+        return gemenvs.entry(game).env_functions().raw_env(**options)
     except (TypeError, ValueError) as e:
         raise TournamentError(f"bad {game} options {options}: {' '.join(str(e).split())}") from None
 
@@ -125,7 +117,7 @@ def build_agent(game: str, spec: str, env, seed: int | None = None, greedy: bool
     (``ismcts``, or ``ismcts:N`` for N simulations per decision; it is handed the engine state, see
     :func:`gemenvs.agents.match.decide`), or a model file read by ``PolicyAgent.load`` (weights only,
     never code; sampled unless ``greedy``). Bad names or budgets, missing or unfit files: TournamentError."""
-    from gemenvs.agents.registry import FAMILIES, SEARCH_AGENTS, baseline_names, check_agent_name, make_agent
+    from gemenvs.agents.registry import SEARCH_AGENTS, baseline_names, check_agent_name, families, make_agent
 
     if is_model_path(spec):
         from gemenvs.agents.policy import PolicyAgent, PolicyLoadError
@@ -144,7 +136,7 @@ def build_agent(game: str, spec: str, env, seed: int | None = None, greedy: bool
     except ValueError as e:
         if spec.partition(":")[0] in SEARCH_AGENTS:  # a search agent with a bad budget: say what is wrong
             raise TournamentError(f"agent {spec!r}: {e}") from None
-        known = ", ".join(baseline_names(game) + [f"{prefix}:K" for prefix in FAMILIES.get(game, {})])
+        known = ", ".join(baseline_names(game) + [f"{prefix}:K" for prefix in families(game)])
         search = ", ".join(f"{name} or {name}:N (N simulations per decision)" for name in SEARCH_AGENTS)
         raise TournamentError(f"unknown agent {spec!r} for {game}: give a baseline ({known}), a search agent "
                               f"({search}) or a model file (.zip or .npz)") from None
