@@ -31,19 +31,26 @@ _GRIDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 @cache
 def cell() -> tuple[int, int]:
-    """(width, height) in pixels of one character cell: the widest printable ASCII glyph."""
-    f = font(TEXT_SIZE)
+    """(width, height) in pixels of one character cell: the width of a digit (glyphs are centred in
+    their cells; the few wider ones, such as W, reach a pixel or two into their neighbours)."""
     probe = ImageDraw.Draw(Image.new("L", (1, 1)))
-    width = max(probe.textlength(chr(c), font=f) for c in range(33, 127))
-    return int(np.ceil(width)), TEXT_SIZE + 4
+    return int(np.ceil(probe.textlength("0", font=font(TEXT_SIZE)))) + 1, TEXT_SIZE + 4
+
+
+@cache
+def _glyph_width() -> int:
+    """Width in pixels of the image one glyph is drawn in: the widest printable ASCII glyph's."""
+    probe = ImageDraw.Draw(Image.new("L", (1, 1)))
+    widest = max(probe.textlength(chr(c), font=font(TEXT_SIZE)) for c in range(33, 127))
+    return max(cell()[0], int(np.ceil(widest)) + 2)
 
 
 @lru_cache(maxsize=4096)
 def _glyph(ch: str) -> np.ndarray:
-    """The coverage (0..1 floats) of one character drawn in its cell."""
-    w, h = cell()
+    """The coverage (0..1 floats) of one character drawn centred in a glyph image."""
+    w, h = _glyph_width(), cell()[1]
     img = Image.new("L", (w, h), 0)
-    ImageDraw.Draw(img).text((0, 1), ch, fill=255, font=font(TEXT_SIZE))
+    ImageDraw.Draw(img).text((w / 2, 1), ch, fill=255, font=font(TEXT_SIZE), anchor="ma")
     return np.asarray(img, dtype=np.float32) / 255.0
 
 
@@ -100,11 +107,15 @@ def draw(game, state, viewer: int | None) -> Canvas:
     title = f"{_entry(game).title} ({game.num_players} players)"
     c.header(title, "whole table" if viewer is None else f"seen by player_{viewer}")
     w, h = cell()
-    coverage = np.zeros((rows * h, columns * w), dtype=np.float32)
+    spill = (_glyph_width() - w) // 2  # a glyph image reaches this far into each neighbouring cell
+    coverage = np.zeros((rows * h, columns * w + 2 * spill), dtype=np.float32)
     for r, line in enumerate(_fit(_text(game, state, viewer), columns, rows)):
         for k, ch in enumerate(line):
             if not ch.isspace():
-                coverage[r * h:(r + 1) * h, k * w:(k + 1) * w] = _glyph(ch)
+                g = _glyph(ch)
+                block = coverage[r * h:(r + 1) * h, k * w:k * w + g.shape[1]]
+                np.maximum(block, g[:, :block.shape[1]], out=block)
+    coverage = coverage[:, spill:spill + columns * w]
     box = (MARGIN - 4, HEADER + MARGIN - 4, width - MARGIN + 4, height - MARGIN + 4)
     c.panel(box, radius=6)
     back = np.asarray(c.image.crop((MARGIN, HEADER + MARGIN, MARGIN + columns * w, HEADER + MARGIN + rows * h)),
