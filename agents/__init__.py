@@ -2,10 +2,10 @@
 from gemenvs.agents.base import Agent, BaseAgent, decide, legal_actions
 from gemenvs.agents.policy import PolicyAgent, PolicyLoadError
 from gemenvs.agents.random_agent import RandomAgent
-from gemenvs.agents.registry import BASELINES, baseline_names, make_agent
+from gemenvs.agents.registry import baseline_names, make_agent
 from gemenvs.agents.search import ISMCTSAgent
 
 __all__ = [
-    "BASELINES", "Agent", "BaseAgent", "ISMCTSAgent", "PolicyAgent", "PolicyLoadError", "RandomAgent", "baseline_names",
-    "decide", "legal_actions", "make_agent",
+    "Agent", "BaseAgent", "ISMCTSAgent", "PolicyAgent", "PolicyLoadError", "RandomAgent", "baseline_names", "decide",
+    "legal_actions", "make_agent",
 ]

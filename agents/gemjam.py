@@ -368,7 +368,7 @@ def parse_name(name: str) -> dict:
     return {"samples": int(rest)}
 
 
-parse_member = parse_name  # the registry's name check for FAMILIES entries
+parse_member = parse_name  # the registry's name check for the entry's families
 
 
 def make_lookahead(env, name: str, seed: int | None = None) -> GemJamLookaheadAgent:

@@ -13,7 +13,7 @@ Members are named ``tuned_family:K`` (spread :data:`DEFAULT_SPREAD`) or ``tuned_
 and built by name like any baseline: ``make_agent("megagem", "tuned_family:3", env)``, as a pool
 baseline (``pool.family`` in a training config adds members ``0 .. members-1``) or as an
 evaluation opponent (members the pool never held, e.g. ``tuned_family:100``, are held-out styles).
-They are not in :data:`~gemenvs.agents.registry.BASELINES`, so default opponent lists are unchanged.
+They are not in the baselines of the game's entry, so default opponent lists are unchanged.
 """
 from __future__ import annotations
 

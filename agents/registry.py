@@ -1,35 +1,30 @@
-"""Baseline agents by name, per game, so configs and CLIs can say ``opponents: heuristic``."""
+"""Baseline agents by name, per game, so configs and CLIs can say ``opponents: heuristic``.
+
+A game's baselines and agent families are declared in its entry (``GameEntry.baselines``,
+``families``, ``state_families``; :mod:`gemenvs.core.entry`); the search agents serve every game.
+"""
 from __future__ import annotations
 
 import importlib
 
-#: game name -> agent name -> "module:Class"; "random" works for every game
-BASELINES: dict[str, dict[str, str]] = {
-    "megagem": {
-        "random": "gemenvs.agents.random_agent:RandomAgent",
-        "truthful": "gemenvs.agents.megagem:TruthfulAgent",
-        "heuristic": "gemenvs.agents.megagem:HeuristicBidder",
-        "tuned": "gemenvs.agents.megagem_tuned:TunedBidder",
-    },
-    "gem": {
-        "random": "gemenvs.agents.random_agent:RandomAgent",
-        "greedy": "gemenvs.agents.gem:GemGreedyAgent",
-    },
-    "gemjam": {
-        "random": "gemenvs.agents.random_agent:RandomAgent",
-        "rule": "gemenvs.agents.gemjam:GemJamRuleAgent",
-    },
-}
+def _entry(game: str):
+    """The registered entry of ``game``; an unknown game is a ValueError naming the known ones."""
+    from gemenvs.core.entry import entry
 
-#: game name -> name prefix -> "module:function(env, name, seed)": agents named "<prefix>:<args>" (e.g. the
-#: tuned bidder family's "tuned_family:3"), built by make_agent but not listed among the baselines; the
-#: module's parse_member(name) raises a ValueError for a bad name (check_agent_name calls it)
-FAMILIES: dict[str, dict[str, str]] = {
-    "megagem": {"tuned_family": "gemenvs.agents.megagem_family:make_member"},
-    # the one-turn lookahead (lookahead or lookahead:SAMPLES) reads the engine state (needs_state): it plays
-    # where the match runner's decide() hands it over (evaluations, tournaments), not as a training opponent
-    "gemjam": {"lookahead": "gemenvs.agents.gemjam:make_lookahead"},
-}
+    return entry(game)
+
+
+def baselines(game: str) -> dict[str, str]:
+    """Agent name -> "module:Class" of the baselines of ``game`` (its entry's ``baselines``; "random" in every game)."""
+    return dict(_entry(game).baselines)
+
+
+def families(game: str) -> dict[str, str]:
+    """Name prefix -> "module:function(env, name, seed)" of the agent families of ``game`` (its entry's
+    ``families``): agents named "<prefix>:<args>" (e.g. the tuned bidder family's "tuned_family:3"), built by
+    make_agent but not listed among the baselines; the module's parse_member(name) raises a ValueError for a
+    bad name (check_agent_name calls it)."""
+    return dict(_entry(game).families)
 
 
 #: agent name -> "module:Class" of the search agents, for every game: built by make_agent (keyword arguments
@@ -45,11 +40,7 @@ def reads_state(game: str, name) -> bool:
     family such as Gem Jam's ``lookahead``), so that it plays only where the match runner hands the state over."""
     if not isinstance(name, str):
         return False
-    return _search_agent(name) is not None or name.partition(":")[0] in STATE_FAMILIES.get(game, ())
-
-
-#: the families of :data:`FAMILIES` whose agents read the engine state (see :func:`reads_state`)
-STATE_FAMILIES: dict[str, tuple[str, ...]] = {"gemjam": ("lookahead",)}
+    return _search_agent(name) is not None or name.partition(":")[0] in _entry(game).state_families
 
 
 def _search_agent(name) -> str | None:
@@ -59,15 +50,13 @@ def _search_agent(name) -> str | None:
 
 def _named_extras(game: str) -> str:
     """The agent names beyond the baselines, for error messages: ``", tuned_family:K, ismcts, ismcts:N"``."""
-    return "".join(f", {prefix}:K" for prefix in FAMILIES.get(game, {})) + \
+    return "".join(f", {prefix}:K" for prefix in families(game)) + \
         "".join(f", {name}, {name}:N" for name in SEARCH_AGENTS)
 
 
 def baseline_names(game: str) -> list[str]:
     """Names of the baseline agents available for ``game``."""
-    if game not in BASELINES:
-        raise ValueError(f"unknown game {game!r}; known: {', '.join(sorted(BASELINES))}")
-    return list(BASELINES[game])
+    return list(_entry(game).baselines)
 
 
 def make_agent(game: str, name: str, env, seed: int | None = None, **kwargs):
@@ -87,13 +76,13 @@ def make_agent(game: str, name: str, env, seed: int | None = None, **kwargs):
         return agent
     if kwargs:
         raise TypeError(f"agent {name!r} takes no keyword arguments; got {', '.join(kwargs)}")
-    family = FAMILIES.get(game, {}).get(name.partition(":")[0]) if isinstance(name, str) else None
+    family = families(game).get(name.partition(":")[0]) if isinstance(name, str) else None
     if family is not None:
         module, fn = family.split(":")
         return getattr(importlib.import_module(module), fn)(env, name, seed=seed)
-    if name not in BASELINES[game]:
+    if name not in names:
         raise ValueError(f"unknown agent {name!r} for {game}; known: {', '.join(names)}{_named_extras(game)}")
-    module, cls = BASELINES[game][name].split(":")
+    module, cls = baselines(game)[name].split(":")
     return getattr(importlib.import_module(module), cls).for_env(env, seed=seed)
 
 
@@ -101,7 +90,7 @@ def check_agent_name(game: str, name: str) -> None:
     """A ``ValueError`` naming the problem unless ``make_agent(game, name, ...)`` knows ``name`` (a baseline,
     a family member or a search agent whose name parses), without building anything."""
     names = baseline_names(game)
-    family = FAMILIES.get(game, {}).get(name.partition(":")[0])
+    family = families(game).get(name.partition(":")[0])
     search = _search_agent(name)
     if family is not None:
         module = family.split(":")[0]

@@ -38,8 +38,6 @@ import numpy as np
 from gemenvs.agents.base import BaseAgent, legal_actions
 from gemenvs.core.rewards import terminal_rewards
 
-#: rollout policy "heuristic" is this baseline of each game (the registry's name)
-HEURISTIC_BASELINE = {"megagem": "heuristic", "gem": "greedy", "gemjam": "rule"}
 #: what a simulation's final reward for the agent's seat is
 REWARDS = ("win", "margin", "score", "rank")
 
@@ -260,13 +258,17 @@ def _positive_int(name: str, value) -> int:
 
 def _rollout_policy(game, rollout):
     """One seat's rollout agent for ``game``: a baseline by name (``"heuristic"``: the game's own) or a trained policy file."""
-    from gemenvs.agents.registry import BASELINES
+    from gemenvs.core.entry import RANDOM_AGENT, entry_of
 
-    baselines = BASELINES.get(game.name, {"random": "gemenvs.agents.random_agent:RandomAgent"})
+    try:
+        found = entry_of(game)
+    except ValueError:
+        found = None
+    baselines = dict(found.baselines) if found is not None else {"random": RANDOM_AGENT}
     if isinstance(rollout, str) and rollout == "heuristic":
-        if game.name not in HEURISTIC_BASELINE:
+        if found is None:
             raise ValueError(f"no heuristic baseline for {game.name}; use rollout='random' or a policy path")
-        rollout = HEURISTIC_BASELINE[game.name]
+        rollout = found.heuristic_baseline  # the entry's rollout baseline
     if isinstance(rollout, str) and rollout in baselines:
         module, cls = baselines[rollout].split(":")
         return getattr(importlib.import_module(module), cls)(spec=game.spec, num_actions=game.num_actions,
@@ -287,4 +289,4 @@ def _rollout_policy(game, rollout):
     return policy
 
 
-__all__ = ["HEURISTIC_BASELINE", "ISMCTSAgent", "REWARDS", "parse_name"]
+__all__ = ["ISMCTSAgent", "REWARDS", "parse_name"]

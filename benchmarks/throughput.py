@@ -11,7 +11,7 @@ rate is also shown as a ratio to ``texas_holdem_v4`` (Gem Jam's target: at least
     python benchmarks/throughput.py --seconds 2 --players 5
     python benchmarks/throughput.py --profile "MegaGem env()"   # cProfile of one entry instead
 
-To add a game, add one line to :data:`ENTRIES`.
+Every registered game is measured (:func:`game_entries`, from the games' entries).
 
 Gem Jam game length. After the table, the script plays seeded Gem Jam games at 2, 3 and 4
 players under two policies and prints, per player count, how games end (four sets, deck-out,
@@ -54,24 +54,25 @@ from pettingzoo import AECEnv, ParallelEnv
 from gemenvs.arena.tournament import progress_bar
 
 
-def _megagem_env(players: int) -> AECEnv:
-    from gemenvs import megagem_v0
-    return megagem_v0.env(num_players=players)
+def _seats(entry, players: int) -> int:
+    """``players`` moved into the game's player counts (GEM and Gem Jam seat 2-4)."""
+    counts = entry.player_counts
+    return min(max(players, min(counts)), max(counts))
 
 
-def _megagem_parallel_env(players: int) -> ParallelEnv:
-    from gemenvs import megagem_v0
-    return megagem_v0.parallel_env(num_players=players)
+def game_entries() -> list[tuple[str, Callable[[int], AECEnv | ParallelEnv]]]:
+    """``<title> env()`` of every registered game, and ``<title> parallel_env()`` of the games whose seats
+    decide at once (``GameEntry.simultaneous``), in the order registered."""
+    import gemenvs
 
-
-def _gem_env(players: int) -> AECEnv:
-    from gemenvs import gem_v0
-    return gem_v0.env(num_players=min(max(players, 2), 4))  # GEM seats 2-4
-
-
-def _gemjam_env(players: int) -> AECEnv:
-    from gemenvs import gemjam_v0
-    return gemjam_v0.env(num_players=min(max(players, 2), 4))  # Gem Jam seats 2-4
+    out = []
+    for e in gemenvs.entries():
+        made = e.env_functions()
+        out.append((f"{e.title} env()", lambda players, e=e, make=made.env: make(num_players=_seats(e, players))))
+        if e.simultaneous:
+            out.append((f"{e.title} parallel_env()",
+                        lambda players, e=e, make=made.parallel_env: make(num_players=_seats(e, players))))
+    return out
 
 
 def _texas_holdem_env(players: int) -> AECEnv:
@@ -87,12 +88,10 @@ def _connect_four_env(players: int) -> AECEnv:
 #: label of the reference entry every rate is divided by
 REFERENCE = "texas_holdem_v4 env()"
 
-#: (label, constructor taking the --players value); AEC or Parallel is read from the env's type
+#: (label, constructor taking the --players value) of every registered game and the references; AEC or
+#: Parallel is read from the env's type
 ENTRIES: list[tuple[str, Callable[[int], AECEnv | ParallelEnv]]] = [
-    ("MegaGem env()", _megagem_env),
-    ("MegaGem parallel_env()", _megagem_parallel_env),
-    ("GEM env()", _gem_env),
-    ("Gem Jam env()", _gemjam_env),
+    *game_entries(),
     (REFERENCE, _texas_holdem_env),
     ("connect_four_v3 env()", _connect_four_env),
 ]

@@ -15,15 +15,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import gemenvs
+from gemenvs import GameEntry
+from gemenvs.gem import Gem
+from gemenvs.megagem import ENTRY as MEGAGEM
 from gemenvs.megagem.data import (
     AUCTION_KINDS, CHART_NAMES, COLOURS, GEMS_PER_COLOUR, MISSIONS, SETUP, TOTAL_INVEST, TOTAL_LOANS, VALUE_CHARTS,
 )
-from gemenvs.gem import Gem
-from gemenvs.gemjam import GemJam
 from gemenvs.megagem.game import MegaGem
 
 DOCS = Path(__file__).resolve().parent
-PLAYER_COUNTS = (3, 4, 5)
+PLAYER_COUNTS = MEGAGEM.player_counts
 _BLOCK = re.compile(r"(<!-- BEGIN (?P<name>[^>]*?) -->\n)(?P<body>.*?)(<!-- END (?P=name) -->)", re.S)
 
 
@@ -96,39 +98,39 @@ def action_table(game_class, players: int) -> str:
     return f"Total: {spec.size} action ids (one Discrete space).\n\n" + spec.markdown_table()
 
 
-#: page -> (Game class, player counts, whether its action table comes from its ActionSpec):
-#: each page gets generated blocks ``obs-table players=N`` (and ``action-table players=N``)
-GAME_PAGES: dict[str, tuple[type, tuple[int, ...], bool]] = {
-    "megagem.md": (MegaGem, PLAYER_COUNTS, True),
-    "gem.md": (Gem, Gem.player_counts, True),
-    "gemjam.md": (GemJam, GemJam.player_counts, True),
-}
+def game_pages() -> dict[str, GameEntry]:
+    """Docs page -> entry of every registered game with a page (``GameEntry.docs_page``)."""
+    return {e.docs_page: e for e in gemenvs.entries() if e.docs_page is not None}
 
 
-def _game_blocks(page: str) -> dict[str, Callable[[], str]]:
-    """The generated observation (and action) table blocks of a game page, one per player count."""
-    cls, counts, actions = GAME_PAGES[page]
-    blocks = {f"obs-table players={n}": (lambda n=n: obs_table(cls, n)) for n in counts}
-    if actions:
-        blocks.update({f"action-table players={n}": (lambda n=n: action_table(cls, n)) for n in counts})
+#: page -> entry: each page gets generated blocks ``obs-table players=N`` and ``action-table players=N``
+#: for every player count of its game
+GAME_PAGES: dict[str, GameEntry] = game_pages()
+
+
+def _game_blocks(entry: GameEntry) -> dict[str, Callable[[], str]]:
+    """The generated observation and action table blocks of a game page, one per player count."""
+    cls = entry.game_class
+    blocks = {f"obs-table players={n}": (lambda n=n: obs_table(cls, n)) for n in entry.player_counts}
+    blocks.update({f"action-table players={n}": (lambda n=n: action_table(cls, n)) for n in entry.player_counts})
     return blocks
 
 
-#: page -> block name -> generator
-BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
+#: the blocks a page has beyond its game's observation and action tables: page -> block name -> generator
+PAGE_BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
     "megagem.md": {
         "setup-table": megagem_setup_table,
         "auction-table": megagem_auction_table,
         "missions-table": megagem_missions_table,
         "charts-table": megagem_charts_table,
         "scales-note": megagem_scales_note,
-        **_game_blocks("megagem.md"),
     },
-    "gem.md": {
-        "gem-card-table": gem_card_table,
-        **_game_blocks("gem.md"),
-    },
-    "gemjam.md": _game_blocks("gemjam.md"),
+    "gem.md": {"gem-card-table": gem_card_table},
+}
+
+#: page -> block name -> generator
+BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
+    page: {**PAGE_BLOCKS.get(page, {}), **_game_blocks(entry)} for page, entry in GAME_PAGES.items()
 }
 
 

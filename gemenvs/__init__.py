@@ -1,33 +1,30 @@
 """gemenvs: gem-themed tabletop games as PettingZoo environments.
 
-Importing the package registers every environment in PettingZoo's registry, e.g.
-``pettingzoo.make("aec", "gemenvs/MegaGem-v0", num_players=5)``, and its single-learner view in
-Gymnasium's, e.g. ``gymnasium.make("gemenvs/MegaGem-v0", num_players=4, opponents="heuristic")``.
+Importing the package registers every game's entry (:data:`gemenvs.megagem.ENTRY`, ...): its
+environments in PettingZoo's registry, e.g. ``pettingzoo.make("aec", "gemenvs/MegaGem-v0",
+num_players=5)``, and its single-learner view in Gymnasium's, e.g.
+``gymnasium.make("gemenvs/MegaGem-v0", num_players=4, opponents="heuristic")``.
+:func:`register_game` adds a game of your own (docs/adding-a-game.md); :func:`entries` lists
+the registered games and :func:`entry` finds one by name or id.
 """
 from __future__ import annotations
 
+from gemenvs.core.entry import GameEntry, entries, entry, entry_of
+from gemenvs.core.entry import register as register_game
+
 __version__ = "0.1.0"
 
-#: (id, module) of every environment of the suite
-ENVIRONMENTS = {
-    "gemenvs/MegaGem-v0": "gemenvs.megagem_v0",
-    "gemenvs/GEM-v0": "gemenvs.gem_v0",
-    "gemenvs/GemJam-v0": "gemenvs.gemjam_v0",
-}
+
+def _register_builtin() -> None:
+    """Register the suite's own games: MegaGem, GEM and Gem Jam."""
+    from gemenvs.gem import ENTRY as GEM
+    from gemenvs.gemjam import ENTRY as GEMJAM
+    from gemenvs.megagem import ENTRY as MEGAGEM
+
+    for game in (MEGAGEM, GEM, GEMJAM):
+        register_game(game)
 
 
-def _register() -> None:
-    """Register every environment with PettingZoo (AEC and Parallel) and Gymnasium (one learner seat)."""
-    import pettingzoo
+_register_builtin()
 
-    from gemenvs.wrappers.registration import register_gymnasium
-
-    for env_id, module in ENVIRONMENTS.items():
-        if env_id not in pettingzoo.aec_registry:
-            pettingzoo.register("aec", env_id, entry_point=f"{module}:env")
-        if env_id not in pettingzoo.parallel_registry:
-            pettingzoo.register("parallel", env_id, entry_point=f"{module}:parallel_env")
-    register_gymnasium()
-
-
-_register()
+__all__ = ["GameEntry", "entries", "entry", "entry_of", "register_game"]

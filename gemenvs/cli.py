@@ -19,16 +19,12 @@ pipe (``gemenvs replay FILE | head``) ends quietly with status 141.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
 from typing import TextIO
 
 import numpy as np
-
-#: the baseline that plays the other seats when --opponents is not given
-DEFAULT_OPPONENT = {"megagem": "heuristic", "gem": "greedy", "gemjam": "rule"}
 
 #: the example lines of ``gemenvs play --help``: every file named is one an example or a documented command writes
 _PLAY_LINES = """\
@@ -59,13 +55,10 @@ class UsageError(ValueError):
 
 
 def game_envs() -> dict[str, str]:
-    """Game name (``"megagem"``) -> PettingZoo id (``"gemenvs/MegaGem-v0"``), for every game of the suite."""
+    """Game name (``"megagem"``) -> PettingZoo id (``"gemenvs/MegaGem-v0"``), for every registered game."""
     import gemenvs
 
-    out = {}
-    for env_id, module in gemenvs.ENVIRONMENTS.items():
-        out[importlib.import_module(module).raw_env.game_class.name] = env_id
-    return out
+    return {e.name: e.env_id for e in gemenvs.entries()}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -140,6 +133,7 @@ def _opponent_label(spec: str) -> str:
 
 def play_command(args: argparse.Namespace, screen) -> int:
     """``gemenvs play``: build the game and the opponents, play, save."""
+    import gemenvs
     from gemenvs.play import QuitGame, play_human_game
     from gemenvs.recording import save_game
     from gemenvs.arena.resolve import resolve_agent
@@ -178,7 +172,7 @@ def play_command(args: argparse.Namespace, screen) -> int:
     seat = 0 if args.seat is None else args.seat
     if not 0 <= seat < n:
         raise UsageError(f"--seat must be in 0..{n - 1} for {n} players; got {seat}")
-    specs = args.opponents or [DEFAULT_OPPONENT.get(game_name, "random")]
+    specs = args.opponents or [gemenvs.entry(game_name).default_opponent]  # (the entry's)
     if len(specs) == 1:
         specs = specs * (n - 1)
     if len(specs) != n - 1:

@@ -51,6 +51,9 @@ the others; "score" points / 30; "rank" +1 first .. -1 last, ordered as for "win
 ## Version history
 * v0: first release.
 """
-from gemenvs.gem.env import env, parallel_env, parallel_raw_env, raw_env
+from gemenvs.gem import ENTRY
 
-__all__ = ["env", "parallel_env", "parallel_raw_env", "raw_env"]
+_envs = ENTRY.env_functions()
+raw_env, env, parallel_raw_env, parallel_env = _envs.raw_env, _envs.env, _envs.parallel_raw_env, _envs.parallel_env
+
+__all__ = ["ENTRY", "env", "parallel_env", "parallel_raw_env", "raw_env"]

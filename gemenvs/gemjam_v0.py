@@ -61,6 +61,9 @@ whole log as a seat may see it is `env.unwrapped.game_log(agent)`.
 ## Version history
 * v0: first release.
 """
-from gemenvs.gemjam.env import env, parallel_env, parallel_raw_env, raw_env
+from gemenvs.gemjam import ENTRY
 
-__all__ = ["env", "parallel_env", "parallel_raw_env", "raw_env"]
+_envs = ENTRY.env_functions()
+raw_env, env, parallel_raw_env, parallel_env = _envs.raw_env, _envs.env, _envs.parallel_raw_env, _envs.parallel_env
+
+__all__ = ["ENTRY", "env", "parallel_env", "parallel_raw_env", "raw_env"]

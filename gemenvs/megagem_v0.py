@@ -39,6 +39,9 @@ end carry `score`, `score_breakdown` (coins, gems, missions, loans, investments,
   (and logged in ``state.log``) instead of being put to the agent; rules, spaces and
   observations unchanged.
 """
-from gemenvs.megagem.env import env, parallel_env, parallel_raw_env, raw_env
+from gemenvs.megagem import ENTRY
 
-__all__ = ["env", "parallel_env", "parallel_raw_env", "raw_env"]
+_envs = ENTRY.env_functions()
+raw_env, env, parallel_raw_env, parallel_env = _envs.raw_env, _envs.env, _envs.parallel_raw_env, _envs.parallel_env
+
+__all__ = ["ENTRY", "env", "parallel_env", "parallel_raw_env", "raw_env"]

@@ -506,7 +506,7 @@ def topic_help(game: Game, topic: str) -> tuple[list[str], str | None]:
         return [], f"no card is called {quoted} (names as in the choices, e.g. help take two)"
     close = difflib.get_close_matches(key, list(groups), n=3, cutoff=0.6)
     hint = f"close matches: {', '.join(close)}" if close else f"actions: {', '.join(spec.names)}"
-    title = TITLES.get(game.name, game.name)
+    title = game_name_shown(game)
     return [], f"there is no card help for {title}, and no action is called {quoted} ({hint})"
 
 
@@ -566,13 +566,19 @@ class RecentEvents:
 # ---------------------------------------------------------------------------------- playing
 
 
-#: how each game is named on the screen
-TITLES = {"megagem": "MegaGem", "gem": "GEM", "gemjam": "Gem Jam"}
+def game_name_shown(game: Game) -> str:
+    """How the game is named on the screen: its entry's title (``Gem Jam``), else its name."""
+    from gemenvs.core.entry import entry_of
+
+    try:
+        return entry_of(game).title
+    except ValueError:
+        return game.name
 
 
 def game_title(game: Game) -> str:
     """``MegaGem (3 players)``."""
-    return f"{TITLES.get(game.name, game.name)} ({game.num_players} players)"
+    return f"{game_name_shown(game)} ({game.num_players} players)"
 
 
 def results_lines(game: Game, state, names: Sequence[str], viewer: int | None = None) -> list[str]:

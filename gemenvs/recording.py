@@ -8,7 +8,7 @@ A saved game holds what it takes to replay a game exactly, and nothing that coul
     ...
     {"result": {"scores": [41.0, 55.0, 38.0], "winners": [1]}}
 
-Line 1 is the header: the environment module (a name of :data:`gemenvs.ENVIRONMENTS`), the
+Line 1 is the header: the environment name (a registered game's ``GameEntry.env_name``), the
 game's options (``game.options()``), the seed of ``game.new_state`` and a name per seat. Then
 one line per entry of the core's decision log, ``[seat, action, forced]`` (forced decisions
 included, as the engine logged them), and last the final scores and winners.
@@ -27,7 +27,6 @@ it stops at the first line past :data:`MAX_LINE_BYTES`, :data:`MAX_GAME_LINES` o
 """
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import os
@@ -65,27 +64,31 @@ class RecordingError(ValueError):
     """A saved game that cannot be read or replayed; the one-line message names the file and line."""
 
 
-def env_modules() -> dict[str, str]:
-    """Environment name (``"megagem_v0"``) -> module of every game of the suite."""
-    import gemenvs
+def env_names() -> list[str]:
+    """The environment name (``"megagem_v0"``) of every registered game."""
+    from gemenvs.core.entry import entries
 
-    return {module.rsplit(".", 1)[-1]: module for module in gemenvs.ENVIRONMENTS.values()}
+    return [e.env_name for e in entries()]
 
 
 def game_class(env_name: str) -> type[Game]:
-    """The engine class of environment ``env_name`` (only the suite's own modules are imported)."""
-    modules = env_modules()
-    if env_name not in modules:
-        raise ValueError(f"unknown env {env_name!r}; known: {', '.join(sorted(modules))}")
-    return importlib.import_module(modules[env_name]).raw_env.game_class
+    """The engine class of environment ``env_name``, a registered game's (nothing is imported)."""
+    from gemenvs.core.entry import entries
+
+    for e in entries():
+        if e.env_name == env_name:
+            return e.game_class
+    raise ValueError(f"unknown env {env_name!r}; known: {', '.join(sorted(env_names()))}")
 
 
 def env_name_of(game: Game) -> str:
     """The environment name of a game object (``"gemjam_v0"`` for a :class:`GemJam`)."""
-    for name in env_modules():
-        if isinstance(game, game_class(name)):
-            return name
-    raise ValueError(f"{type(game).__name__} is not a game of gemenvs.ENVIRONMENTS")
+    from gemenvs.core.entry import entry_of
+
+    try:
+        return entry_of(game).env_name
+    except ValueError:
+        raise ValueError(f"{type(game).__name__} is not a registered game") from None
 
 
 def _plain(value: Any) -> Any:
@@ -222,9 +225,9 @@ def _parse_header(header: Any, source: str) -> tuple[Game, dict]:
     if missing or unknown:
         raise _fail(source, 1, f"header keys differ: missing {missing}, unknown {unknown}")
     env = header["env"]
-    modules = env_modules()
-    if not isinstance(env, str) or env not in modules:
-        raise _fail(source, 1, f"unknown env {env!r}; known: {', '.join(sorted(modules))}")
+    known = env_names()
+    if not isinstance(env, str) or env not in known:
+        raise _fail(source, 1, f"unknown env {env!r}; known: {', '.join(sorted(known))}")
     options = header["options"]
     if not isinstance(options, dict):
         raise _fail(source, 1, "options must be an object")

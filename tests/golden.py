@@ -1,19 +1,21 @@
 """Golden games of every environment of the suite: one recorder, one replayer, readable JSON.
 
-A golden game is one seeded game per (environment, player count) played through ``env()`` by a
+A golden game is one seeded game per (registered game, player count) played through ``env()`` by a
 seeded uniform-random policy and stored in ``tests/data/golden/<game>_<n>p.json``: the options
 and seed, then one line per decision (agent, action and the acting agent's observation as its
 non-zero slots), then the final rewards and scores. ``tests/test_contract.py`` replays each file
 and fails on the first difference, naming the decision and the observation slot (by its spec
 name) that changed. A deliberate change of behaviour re-records the files in the same commit:
 
-    .venv/bin/python tests/golden.py            # re-record every golden game
-    .venv/bin/python tests/golden.py --check    # exit 1 when a golden game no longer replays
+    .venv/bin/python tests/golden.py                 # re-record every golden game
+    .venv/bin/python tests/golden.py --game NAME     # re-record one game's (a new game's first)
+    .venv/bin/python tests/golden.py --check         # exit 1 when a golden game no longer replays
+
+The games are those registered (the suite's, and the tests' own of ``tests/conftest.py``).
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from pathlib import Path
@@ -25,15 +27,11 @@ GOLDEN_DIR = Path(__file__).resolve().parent / "data" / "golden"
 ENV_SEED, POLICY_SEED = 2026, 7
 
 
-def golden_cases() -> list[tuple[str, str, int]]:
-    """(env id, module, player count) of every golden game: every game of the suite, every player count."""
+def golden_cases() -> list[tuple]:
+    """(entry, player count) of every golden game: every registered game, every player count."""
     import gemenvs
 
-    cases = []
-    for env_id, module in gemenvs.ENVIRONMENTS.items():
-        game_class = importlib.import_module(module).raw_env.game_class
-        cases += [(env_id, module, n) for n in game_class.player_counts]
-    return cases
+    return [(e, n) for e in gemenvs.entries() for n in e.player_counts]
 
 
 def golden_path(env_id: str, players: int) -> Path:
@@ -46,9 +44,9 @@ def _sparse(obs: np.ndarray) -> dict[str, float]:
     return {str(int(i)): round(float(obs[i]), 6) for i in np.flatnonzero(obs)}
 
 
-def play(module: str, players: int, actions: list[int] | None = None) -> dict:
-    """Play one game through ``env()``: the stored ``actions`` if given, else a seeded random policy."""
-    env = importlib.import_module(module).env(num_players=players)
+def play(entry, players: int, actions: list[int] | None = None) -> dict:
+    """Play one game of ``entry`` through ``env()``: the stored ``actions`` if given, else a seeded random policy."""
+    env = entry.env_functions().env(num_players=players)
     env.reset(seed=ENV_SEED)
     rng = np.random.default_rng(POLICY_SEED)
     steps, rewards, k = [], {}, 0
@@ -80,11 +78,11 @@ def play(module: str, players: int, actions: list[int] | None = None) -> dict:
     }
 
 
-def record(env_id: str, module: str, players: int) -> Path:
-    """Play and write the golden game of ``env_id`` with ``players`` seats (one decision a line)."""
-    game = play(module, players)
-    game["env_id"] = env_id
-    path = golden_path(env_id, players)
+def record(entry, players: int) -> Path:
+    """Play and write the golden game of ``entry`` with ``players`` seats (one decision a line)."""
+    game = play(entry, players)
+    game["env_id"] = entry.env_id
+    path = golden_path(entry.env_id, players)
     path.parent.mkdir(parents=True, exist_ok=True)
     head = {k: v for k, v in game.items() if k != "steps"}
     lines = ["{", *(f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()), '  "steps": [']
@@ -95,14 +93,14 @@ def record(env_id: str, module: str, players: int) -> Path:
     return path
 
 
-def first_difference(golden: dict, module: str) -> str | None:
-    """Replay a golden game; a sentence naming its first difference, or None when it replays exactly."""
+def first_difference(golden: dict, entry) -> str | None:
+    """Replay a golden game of ``entry``; a sentence naming its first difference, or None when it replays exactly."""
     from gemenvs.core.engine import IllegalActionError
 
-    spec = importlib.import_module(module).raw_env.game_class(**golden["options"]).spec
+    spec = entry.game_class(**golden["options"]).spec
     actions = [s["action"] for s in golden["steps"]]
     try:
-        replay = play(module, golden["options"]["num_players"], actions)
+        replay = play(entry, golden["options"]["num_players"], actions)
     except (IllegalActionError, AssertionError) as e:
         return f"the recorded actions no longer replay: {e}"
     for k, (want, got) in enumerate(zip(golden["steps"], replay["steps"])):
@@ -130,17 +128,22 @@ def main(argv: list[str] | None = None) -> int:
     """Re-record every golden game, or with ``--check`` report those that no longer replay."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only report golden games that no longer replay")
+    parser.add_argument("--game", metavar="NAME", help="only this game's golden games (its name, e.g. megagem)")
     args = parser.parse_args(argv)
+    import conftest  # noqa: F401 - registers the tests' own games
+
     bad = 0
-    for env_id, module, n in golden_cases():
-        path = golden_path(env_id, n)
+    for entry, n in golden_cases():
+        if args.game is not None and args.game != entry.name:
+            continue
+        path = golden_path(entry.env_id, n)
         if args.check:
-            why = first_difference(json.loads(path.read_text()), module) if path.exists() else "no golden file"
+            why = first_difference(json.loads(path.read_text()), entry) if path.exists() else "no golden file"
             if why:
                 bad += 1
                 print(f"{path.name}: {why}", file=sys.stderr)
         else:
-            print(f"recorded {record(env_id, module, n).relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}")
+            print(f"recorded {record(entry, n).relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}")
     return 1 if bad else 0
 
 

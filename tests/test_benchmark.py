@@ -8,8 +8,8 @@ import pytest
 from gemenvs.arena.match import play_engine_game
 from gemenvs.agents.registry import make_agent
 from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE
-from gemenvs.megagem.env import raw_env as megagem_env
 from gemenvs.arena import benchmark as B
+from gemenvs.megagem_v0 import raw_env as megagem_env
 
 
 def test_definitions_are_frozen():
@@ -43,7 +43,7 @@ def test_megagem_metrics_add_up_to_the_score():
 
 
 def test_gem_metrics_follow_the_log():
-    from gemenvs.gem.env import raw_env
+    from gemenvs.gem_v0 import raw_env
 
     env = raw_env(num_players=3)
     agents = [make_agent("gem", n, env, seed=i) for i, n in enumerate(["greedy", "random", "greedy"])]

@@ -1,4 +1,4 @@
-"""The contract every game of the suite keeps, run over every entry of ``gemenvs.ENVIRONMENTS``.
+"""The contract every game keeps, run over every registered entry (``gemenvs.entries()``).
 
 As Pgx's ``api_test`` serves every Pgx game, this one file checks every game at every player
 count: PettingZoo's API, parallel and seed tests; Gymnasium's ``check_env`` on the
@@ -6,11 +6,11 @@ single-learner view; the mask as the single source of legality (``explain`` word
 action, never decides one); forced decisions never reach an agent; state round trips through
 JSON; no hidden information in an observation (by resampling what the observer cannot see);
 the full state for centralised critics; clear errors for bad input; golden games; docs
-coverage. A new game gets all of it by adding its line to ``gemenvs.ENVIRONMENTS``.
+coverage of the games with a docs page. A new game gets all of it by registering its entry, as
+the tests' own toy game does (``tests/conftest.py``, ``tests/toy_game.py``).
 """
 from __future__ import annotations
 
-import importlib
 import json
 import math
 
@@ -18,22 +18,22 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
-import gemenvs
 from gemenvs.core.engine import IllegalActionError, StateError
 
 import golden
 
 CASES = golden.golden_cases()
-IDS = [f"{env_id.split('/')[-1]}-{n}p" for env_id, _, n in CASES]
-GAME_IDS = sorted({env_id for env_id, _, _ in CASES})
+IDS = [f"{entry.env_id.split('/')[-1]}-{n}p" for entry, n in CASES]
+ENTRIES = list(dict.fromkeys(entry for entry, _ in CASES))
 
 
-def _module(module: str):
-    return importlib.import_module(module)
+def _envs(entry):
+    """The entry's environment functions (``raw_env``, ``env``, ``parallel_env`` ...)."""
+    return entry.env_functions()
 
 
-def _game(module: str, n: int):
-    return _module(module).raw_env.game_class(num_players=n)
+def _game(entry, n: int):
+    return entry.game_class(num_players=n)
 
 
 def random_states(game, seed: int, games: int = 2, every: int = 7):
@@ -52,47 +52,48 @@ def random_states(game, seed: int, games: int = 2, every: int = 7):
         yield s
 
 
-parametrize_cases = pytest.mark.parametrize("env_id, module, n", CASES, ids=IDS)
+parametrize_cases = pytest.mark.parametrize("entry, n", CASES, ids=IDS)
 
 
 # ----------------------------------------------------------------------------- PettingZoo and Gymnasium
 
 
 @parametrize_cases
-def test_pettingzoo_api(env_id, module, n):
-    api_test(_module(module).env(num_players=n), num_cycles=200)
+def test_pettingzoo_api(entry, n):
+    api_test(_envs(entry).env(num_players=n), num_cycles=200)
 
 
 @parametrize_cases
-def test_pettingzoo_parallel_api(env_id, module, n):
-    parallel_api_test(_module(module).parallel_env(num_players=n), num_cycles=200)
+def test_pettingzoo_parallel_api(entry, n):
+    parallel_api_test(_envs(entry).parallel_env(num_players=n), num_cycles=200)
 
 
 @parametrize_cases
-def test_pettingzoo_seed(env_id, module, n):
-    seed_test(lambda: _module(module).env(num_players=n), num_cycles=50)
+def test_pettingzoo_seed(entry, n):
+    seed_test(lambda: _envs(entry).env(num_players=n), num_cycles=50)
 
 
 @parametrize_cases
-def test_pettingzoo_parallel_seed(env_id, module, n):
+def test_pettingzoo_parallel_seed(entry, n):
     # parallel_seed_test samples actions without masks: an illegal one must end the game, not raise
-    parallel_seed_test(lambda: _module(module).parallel_env(num_players=n, illegal_action="terminate"))
+    parallel_seed_test(lambda: _envs(entry).parallel_env(num_players=n, illegal_action="terminate"))
 
 
 @parametrize_cases
-def test_pettingzoo_render(env_id, module, n, capsys):
+def test_pettingzoo_render(entry, n, capsys):
     def env_fn(render_mode=None):
-        return _module(module).env(num_players=n, render_mode=render_mode)
+        return _envs(entry).env(num_players=n, render_mode=render_mode)
 
     render_test(env_fn, custom_tests={"ansi": lambda text: isinstance(text, str) and len(text) > 20})
     assert capsys.readouterr().out  # human mode printed the picture
 
 
 @parametrize_cases
-def test_registered_in_both_registries(env_id, module, n):
+def test_registered_in_both_registries(entry, n):
     import gymnasium
     import pettingzoo
 
+    env_id = entry.env_id
     assert env_id in pettingzoo.aec_registry and env_id in pettingzoo.parallel_registry
     assert env_id in gymnasium.registry
     env = pettingzoo.make("aec", env_id, num_players=n)
@@ -101,11 +102,11 @@ def test_registered_in_both_registries(env_id, module, n):
 
 
 @parametrize_cases
-def test_gymnasium_check_env_on_single_learner_view(env_id, module, n):
+def test_gymnasium_check_env_on_single_learner_view(entry, n):
     import gymnasium
     from gymnasium.utils.env_checker import check_env
 
-    env = gymnasium.make(env_id, num_players=n, opponents="random", disable_env_checker=True)
+    env = gymnasium.make(entry.env_id, num_players=n, opponents="random", disable_env_checker=True)
     check_env(env.unwrapped, skip_render_check=True)
     obs, info = env.reset(seed=3)
     mask = env.unwrapped.action_masks()
@@ -116,9 +117,9 @@ def test_gymnasium_check_env_on_single_learner_view(env_id, module, n):
 
 
 @parametrize_cases
-def test_mask_is_the_only_source_of_legality(env_id, module, n):
+def test_mask_is_the_only_source_of_legality(entry, n):
     """Every action id of every seat: legal exactly when masked; an illegal one gets words from explain."""
-    game = _game(module, n)
+    game = _game(entry, n)
     for s in random_states(game, seed=11, games=1, every=5):
         if game.is_over(s):
             assert all(game.why_illegal(s, p, 0) == "the game is over" for p in range(n))
@@ -139,9 +140,9 @@ def test_mask_is_the_only_source_of_legality(env_id, module, n):
 
 
 @parametrize_cases
-def test_forced_decisions_are_played_and_logged_by_the_engine(env_id, module, n):
+def test_forced_decisions_are_played_and_logged_by_the_engine(entry, n):
     """No agent is ever asked a one-option question; forced decisions are in the log, flagged."""
-    game = _game(module, n)
+    game = _game(entry, n)
     forced_seen = 0
     for s in random_states(game, seed=5, games=3, every=1000):
         if not game.is_over(s):
@@ -163,15 +164,15 @@ def test_forced_decisions_are_played_and_logged_by_the_engine(env_id, module, n)
 
 
 @parametrize_cases
-def test_bad_actions_are_illegal_with_a_clear_message(env_id, module, n):
-    env = _module(module).env(num_players=n)
+def test_bad_actions_are_illegal_with_a_clear_message(entry, n):
+    env = _envs(entry).env(num_players=n)
     env.reset(seed=0)
     size = env.action_space(env.agent_selection).n
     for bad in (math.inf, math.nan, -1, size, 10**30, 2.0, "1", None, True, np.float64(1.0)):
         with pytest.raises(IllegalActionError, match="illegal action"):
             env.step(bad)
     # under "terminate" the offender gets -1 and the game ends
-    env = _module(module).env(num_players=n, illegal_action="terminate")
+    env = _envs(entry).env(num_players=n, illegal_action="terminate")
     env.reset(seed=0)
     offender = env.agent_selection
     env.step(math.inf)
@@ -181,8 +182,8 @@ def test_bad_actions_are_illegal_with_a_clear_message(env_id, module, n):
 
 
 @parametrize_cases
-def test_parallel_terminate_penalises_every_offender_and_rejects_unknown_agents(env_id, module, n):
-    penv = _module(module).parallel_env(num_players=n, illegal_action="terminate")
+def test_parallel_terminate_penalises_every_offender_and_rejects_unknown_agents(entry, n):
+    penv = _envs(entry).parallel_env(num_players=n, illegal_action="terminate")
     obs, _ = penv.reset(seed=0)
     acting = [a for a in penv.agents if obs[a]["action_mask"].any()]
     with pytest.raises(ValueError, match="unknown agent"):
@@ -196,8 +197,8 @@ def test_parallel_terminate_penalises_every_offender_and_rejects_unknown_agents(
 
 
 @parametrize_cases
-def test_calls_before_reset_and_bad_seeds_are_clear_errors(env_id, module, n):
-    raw = _module(module).raw_env(num_players=n)
+def test_calls_before_reset_and_bad_seeds_are_clear_errors(entry, n):
+    raw = _envs(entry).raw_env(num_players=n)
     with pytest.raises(RuntimeError, match="reset"):
         raw.step(0)
     with pytest.raises(RuntimeError, match="reset"):
@@ -205,7 +206,7 @@ def test_calls_before_reset_and_bad_seeds_are_clear_errors(env_id, module, n):
     for seed in (-1, 2**64, 1.5, "7"):
         with pytest.raises(ValueError, match="seed"):
             raw.reset(seed=seed)
-    penv = _module(module).parallel_env(num_players=n)
+    penv = _envs(entry).parallel_env(num_players=n)
     with pytest.raises(RuntimeError, match="reset"):
         penv.step({})
     with pytest.raises(RuntimeError, match="reset"):
@@ -213,9 +214,9 @@ def test_calls_before_reset_and_bad_seeds_are_clear_errors(env_id, module, n):
 
 
 @parametrize_cases
-def test_option_values_are_checked_by_type_and_player_count(env_id, module, n):
-    mod = _module(module)
-    counts = mod.raw_env.game_class.player_counts
+def test_option_values_are_checked_by_type_and_player_count(entry, n):
+    mod = _envs(entry)
+    counts = entry.player_counts
     for bad in (max(counts) + 1, min(counts) - 1, True, float(n), str(n)):
         with pytest.raises(ValueError, match="num_players"):
             mod.env(num_players=bad)
@@ -230,8 +231,8 @@ def test_option_values_are_checked_by_type_and_player_count(env_id, module, n):
 
 
 @parametrize_cases
-def test_state_round_trips_through_json_and_copies_continue_identically(env_id, module, n):
-    game = _game(module, n)
+def test_state_round_trips_through_json_and_copies_continue_identically(entry, n):
+    game = _game(entry, n)
     rng = np.random.default_rng(1)
     for s in random_states(game, seed=3, games=1, every=9):
         d = s.to_dict()
@@ -250,8 +251,8 @@ def test_state_round_trips_through_json_and_copies_continue_identically(env_id, 
 
 
 @parametrize_cases
-def test_state_from_dict_rejects_bad_input_with_short_messages(env_id, module, n):
-    game = _game(module, n)
+def test_state_from_dict_rejects_bad_input_with_short_messages(entry, n):
+    game = _game(entry, n)
     s = next(random_states(game, seed=4, games=1, every=13))
     d = json.loads(json.dumps(s.to_dict()))
     bad_cases = [
@@ -275,8 +276,8 @@ def test_state_from_dict_rejects_bad_input_with_short_messages(env_id, module, n
 
 
 @parametrize_cases
-def test_full_state_for_centralised_critics(env_id, module, n):
-    for env in (_module(module).env(num_players=n), _module(module).parallel_env(num_players=n)):
+def test_full_state_for_centralised_critics(entry, n):
+    for env in (_envs(entry).env(num_players=n), _envs(entry).parallel_env(num_players=n)):
         env.reset(seed=2)
         st = env.state()
         space = env.unwrapped.state_space if hasattr(env, "unwrapped") else env.state_space
@@ -289,9 +290,9 @@ def test_full_state_for_centralised_critics(env_id, module, n):
 
 
 @parametrize_cases
-def test_no_hidden_information_in_observations(env_id, module, n):
+def test_no_hidden_information_in_observations(entry, n):
     """Resampling what a seat cannot see changes nothing it observes (observation, mask, visible log)."""
-    game = _game(module, n)
+    game = _game(entry, n)
     rng = np.random.default_rng(9)
     changed = 0
     for s in random_states(game, seed=8, games=2, every=6):
@@ -315,28 +316,25 @@ def test_no_hidden_information_in_observations(env_id, module, n):
 
 
 @parametrize_cases
-def test_golden_game_replays(env_id, module, n):
-    path = golden.golden_path(env_id, n)
-    assert path.exists(), f"no golden game {path.name}: run `python tests/golden.py` and commit it"
+def test_golden_game_replays(entry, n):
+    path = golden.golden_path(entry.env_id, n)
+    assert path.exists(), f"no golden game {path.name}: run `python tests/golden.py --game {entry.name}` and commit it"
     record = json.loads(path.read_text())
-    assert record["env_id"] == env_id and record["options"] == {"num_players": n}
-    why = golden.first_difference(record, module)
+    assert record["env_id"] == entry.env_id and record["options"] == {"num_players": n}
+    why = golden.first_difference(record, entry)
     assert why is None, f"{path.name}: {why} (a deliberate change re-records with `python tests/golden.py`)"
 
 
-@pytest.mark.parametrize("env_id", GAME_IDS)
-def test_docs_cover_every_observation_slot_and_action_id(env_id):
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.docs_page is not None], ids=lambda e: e.name)
+def test_docs_cover_every_observation_slot_and_action_id(entry):
     import gen_tables_loader
 
     gen = gen_tables_loader.load()
-    module = gemenvs.ENVIRONMENTS[env_id]
-    game_class = _module(module).raw_env.game_class
-    pages = [p for p, (cls, _, _) in gen.GAME_PAGES.items() if cls is game_class]
-    assert pages, f"docs/gen_tables.py has no page for {game_class.__name__}"
-    cls, counts, actions = gen.GAME_PAGES[pages[0]]
-    assert actions, f"docs/{pages[0]} has no generated action tables"
+    game_class = entry.game_class
+    assert gen.GAME_PAGES.get(entry.docs_page) == entry, f"docs/gen_tables.py has no page for {game_class.__name__}"
+    counts = entry.player_counts
     assert tuple(counts) == tuple(game_class.player_counts)
-    text = (gen.DOCS / pages[0]).read_text()
+    text = (gen.DOCS / entry.docs_page).read_text()
     for n in counts:
         assert f"<!-- BEGIN obs-table players={n} -->" in text and f"<!-- BEGIN action-table players={n} -->" in text
         game = game_class(num_players=n)
@@ -351,23 +349,23 @@ def test_docs_cover_every_observation_slot_and_action_id(env_id):
 
 
 def test_golden_replay_names_the_first_differing_observation_slot():
-    env_id, module, n = CASES[0]
-    record = json.loads(golden.golden_path(env_id, n).read_text())
-    spec = _game(module, n).spec
+    entry, n = CASES[0]
+    record = json.loads(golden.golden_path(entry.env_id, n).read_text())
+    spec = _game(entry, n).spec
     k = 3
     slot = min(int(i) for i in record["steps"][k]["observation"])
     record["steps"][k]["observation"][str(slot)] += 0.5
     name = next(s.name for s in spec.slices if s.offset <= slot < s.stop)
-    why = golden.first_difference(record, module)
+    why = golden.first_difference(record, entry)
     assert why.startswith(f"decision {k} ") and f"observation slot {slot} = {name}" in why
-    record = json.loads(golden.golden_path(env_id, n).read_text())
+    record = json.loads(golden.golden_path(entry.env_id, n).read_text())
     record["scores"][0] += 1
-    assert "final scores" in golden.first_difference(record, module)
+    assert "final scores" in golden.first_difference(record, entry)
 
 
 @parametrize_cases
-def test_final_infos_share_no_mutable_object_between_agents(env_id, module, n):
-    penv = _module(module).parallel_env(num_players=n)
+def test_final_infos_share_no_mutable_object_between_agents(entry, n):
+    penv = _envs(entry).parallel_env(num_players=n)
     obs, _ = penv.reset(seed=5)
     rng = np.random.default_rng(5)
     while penv.agents:

@@ -56,9 +56,9 @@ def test_option_checks_name_the_option():
 def test_every_environment_is_registered_with_pettingzoo():
     import pettingzoo
 
-    for env_id in gemenvs.ENVIRONMENTS:
-        assert env_id in pettingzoo.aec_registry
-        assert env_id in pettingzoo.parallel_registry
+    for e in gemenvs.entries():
+        assert e.env_id in pettingzoo.aec_registry
+        assert e.env_id in pettingzoo.parallel_registry
 
 
 def test_reward_and_illegal_options_are_validated():
@@ -87,8 +87,8 @@ def test_import_registers_gymnasium_ids_without_loading_torch():
     code = (
         "import sys, gemenvs, gymnasium\n"
         "assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules\n"
-        "for env_id in gemenvs.ENVIRONMENTS:\n"
-        "    assert env_id in gymnasium.registry, env_id\n"
+        "for e in gemenvs.entries():\n"
+        "    assert e.env_id in gymnasium.registry, e.env_id\n"
         "env = gymnasium.make('gemenvs/MegaGem-v0', num_players=4, opponents='heuristic')\n"
         "obs, info = env.reset(seed=0)\n"
         "assert obs.shape == (244,) and info['action_mask'].any()\n"

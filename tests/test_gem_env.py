@@ -22,7 +22,7 @@ from gemenvs.gem.rules import OVER
 def test_registered_in_pettingzoo():
     import pettingzoo
 
-    assert gemenvs.ENVIRONMENTS["gemenvs/GEM-v0"] == "gemenvs.gem_v0"
+    assert gemenvs.entry("gemenvs/GEM-v0") is gemenvs.gem_v0.ENTRY
     env = pettingzoo.make("aec", "gemenvs/GEM-v0", num_players=4)
     env.reset(seed=1)
     assert env.possible_agents == [f"player_{i}" for i in range(4)]

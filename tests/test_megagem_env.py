@@ -115,7 +115,7 @@ def assert_same(a, b) -> None:
 # ----------------------------------------------------------------------------- registration and spaces
 
 def test_registered_with_pettingzoo():
-    assert "gemenvs/MegaGem-v0" in gemenvs.ENVIRONMENTS
+    assert gemenvs.entry("gemenvs/MegaGem-v0") is megagem_v0.ENTRY
     aec = pettingzoo.make("aec", "gemenvs/MegaGem-v0", num_players=5)
     par = pettingzoo.make("parallel", "gemenvs/MegaGem-v0", num_players=5)
     assert isinstance(aec.unwrapped, megagem_v0.raw_env)

@@ -8,7 +8,7 @@ import pytest
 
 import gemenvs
 
-GAMES = sorted(gemenvs.ENVIRONMENTS)
+GAMES = [e.env_id for e in gemenvs.entries()]
 LEARNER = 1
 
 

@@ -9,7 +9,7 @@ folder is made. A config file is read only if it is a regular file (a FIFO or a 
 at once) of at most :data:`MAX_CONFIG_BYTES`, nested at most :data:`MAX_CONFIG_DEPTH` levels and
 without YAML aliases (``*name``, which could repeat one value exponentially often). Defaults are per game: ``name``, ``pool.baselines`` and ``eval.opponents`` left
 null are filled in from the game of ``env.id`` (``<game>_selfplay`` and every baseline of
-:data:`gemenvs.agents.registry.BASELINES`), and ``env.options`` defaults to none (the game's own).
+the baselines of the game's entry), and ``env.options`` defaults to none (the game's own).
 
 Why the type checks are written by hand (about 120 lines) rather than with OmegaConf structured
 configs: OmegaConf 2.4.0 was tried (it handles ``Literal``, ``X | None`` and suggests keys) and
@@ -133,7 +133,7 @@ class PoolConfig:
 
     baselines: list[str] | None = None
     """baseline agents always in the pool (names from gemenvs.agents, or paths of saved policies);
-    null: every baseline of the game (gemenvs.agents.registry.BASELINES)"""
+    null: every baseline of the game (its entry's baselines)"""
     snapshot_every: int = 50_000
     """add a frozen copy of the learner to the pool every this many environment steps (0: never)"""
     max_snapshots: int = 8

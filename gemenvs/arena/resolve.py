@@ -32,7 +32,7 @@ def resolve_agent(game: str, spec: AgentSpec, env, seed: int | None = None, gree
     A policy file plays sampled actions unless ``greedy`` and must fit the env's observation and action sizes;
     a search agent is handed the engine state where the match runner plays it
     (:func:`gemenvs.agents.base.decide`)."""
-    from gemenvs.agents.registry import FAMILIES, SEARCH_AGENTS, baseline_names, check_agent_name, make_agent
+    from gemenvs.agents.registry import SEARCH_AGENTS, baseline_names, check_agent_name, families, make_agent
 
     if isinstance(spec, Agent):
         return spec
@@ -55,7 +55,7 @@ def resolve_agent(game: str, spec: AgentSpec, env, seed: int | None = None, gree
     except ValueError as e:
         if spec.partition(":")[0] in SEARCH_AGENTS:  # a search agent with a bad budget: say what is wrong
             raise AgentSpecError(f"agent {spec!r}: {e}") from None
-        known = ", ".join(baseline_names(game) + [f"{prefix}:K" for prefix in FAMILIES.get(game, {})])
+        known = ", ".join(baseline_names(game) + [f"{prefix}:K" for prefix in families(game)])
         search = ", ".join(f"{name} or {name}:N (N simulations per decision)" for name in SEARCH_AGENTS)
         raise AgentSpecError(f"unknown agent {spec!r} for {game}: give a baseline ({known}), a search agent "
                              f"({search}) or a policy file (.zip or .npz)") from None

@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib
 import itertools
 import json
 import math
@@ -96,23 +95,16 @@ class TournamentError(ValueError):
 
 # ----------------------------------------------------------------------------- games and agents
 
-def game_modules() -> dict[str, str]:
-    """Game name (``megagem``, ``gem``, ``gemjam``) -> env module, for every game of ``gemenvs.ENVIRONMENTS``."""
+def make_raw_env(game: str, options: dict):
+    """The raw AEC environment of registered game ``game`` with game ``options`` (an unknown game or a bad
+    option is a TournamentError)."""
     import gemenvs
 
-    out = {}
-    for module in gemenvs.ENVIRONMENTS.values():
-        out[importlib.import_module(module).raw_env.game_class.name] = module
-    return out
-
-
-def make_raw_env(game: str, options: dict):
-    """The raw AEC environment of ``game`` with game ``options`` (a bad option is a TournamentError)."""
-    modules = game_modules()
-    if game not in modules:
-        raise TournamentError(f"unknown game {game!r}; games: {', '.join(modules)}")
+    names = [e.name for e in gemenvs.entries()]
+    if game not in names:
+        raise TournamentError(f"unknown game {game!r}; games: {', '.join(names)}")
     try:
-        return importlib.import_module(modules[game]).raw_env(**options)
+        return gemenvs.entry(game).env_functions().raw_env(**options)
     except (TypeError, ValueError) as e:
         raise TournamentError(f"bad {game} options {options}: {' '.join(str(e).split())}") from None
 

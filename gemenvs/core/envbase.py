@@ -2,17 +2,19 @@
 from __future__ import annotations
 
 import copy
+import importlib
 from typing import Any
 
 import numpy as np
 from gymnasium import logger, spaces
 
 from gemenvs.core.engine import Game, _short, check_choice, check_seed
+from gemenvs.core.entry import TEXT_PAINTER
 from gemenvs.core.rewards import check_reward_mode
 
 ILLEGAL_POLICIES = ("raise", "terminate")
 #: "ansi": the game's text picture; "human": that text printed; "rgb_array": an (H, W, 3) uint8
-#: picture of the table (:mod:`gemenvs.pictures`, sizes in docs/pictures.md)
+#: picture of the table (drawn by the painter its entry names, sizes in docs/pictures.md)
 RENDER_MODES = ("ansi", "human", "rgb_array")
 #: frames per second of recorded games (Gymnasium's RecordVideo reads it from ``metadata``)
 RENDER_FPS = 2
@@ -58,9 +60,12 @@ def final_infos(game: Game, state, agents: list[str]) -> dict[str, dict[str, Any
 
 
 class GameEnvBase:
-    """Mixin holding a game, its agents and spaces; subclasses set ``game_class``."""
+    """Mixin holding a game, its agents and spaces; subclasses set ``game_class`` and ``entry``
+    (:func:`gemenvs.core.entry.env_functions` builds them from an entry)."""
 
     game_class: type[Game]
+    #: the game's entry: its text renderer and picture painter (None: found in the registry)
+    entry = None
 
     def _setup(self, render_mode: str | None, illegal_action: str, reward: str, game_options: dict) -> None:
         """Validate the env options, build the game and the per-agent spaces."""
@@ -148,21 +153,35 @@ class GameEnvBase:
     def _render(self, viewer: int | None):
         """Render the table as seat ``viewer`` (None: no seat) sees it, in the env's render mode:
         the text for "ansi", printed for "human", an (H, W, 3) uint8 picture for "rgb_array"
-        (the same information as the text; Pillow is imported on the first picture)."""
+        (the same information as the text, drawn by the entry's painter, imported with Pillow on
+        the first picture)."""
         if self.render_mode is None:
             logger.warn("You are calling render without a render_mode (use 'ansi', 'human' or 'rgb_array').")
             return None
         if self.render_mode == "rgb_array":
-            from gemenvs import pictures
-
+            painter = self._entry().load_painter()
             if self.game_state is None:
-                return pictures.placeholder(self.game, "no game: call reset() first")
-            return pictures.draw(self.game, self.game_state, viewer)
-        text = "(no game: call reset() first)" if self.game_state is None else self.game.render(self.game_state, viewer)
+                return importlib.import_module(TEXT_PAINTER).notice(painter.size(self.game), self.game,
+                                                                    "no game: call reset() first")
+            return painter.draw(self.game, self.game_state, viewer).array()
+        if self.game_state is None:
+            text = "(no game: call reset() first)"
+        elif self.entry is None:
+            text = self.game.render(self.game_state, viewer)
+        else:
+            text = self.entry.render_text(self.game, self.game_state, viewer)
         if self.render_mode == "ansi":
             return text
         print(text)
         return None
+
+    def _entry(self):
+        """The game's entry: the class's, else the registered entry of its game."""
+        if self.entry is not None:
+            return self.entry
+        from gemenvs.core.entry import entry_of
+
+        return entry_of(self.game)
 
     def render_view(self, agent: str | None):
         """Render as ``agent`` sees the table (None: the view without a seat), in the env's render

@@ -9,7 +9,12 @@
 * :func:`replay_frames` replays a decision log with the core and draws a frame after each
   decision, then the final scores; :func:`write_animation` writes frames as a GIF (Pillow) or an
   MP4 (imageio-ffmpeg) and says how many frames it wrote and why (:class:`Animation`).
-* The environments' ``render_mode="rgb_array"`` draws through :func:`draw`.
+* The environments' ``render_mode="rgb_array"`` draws with the same painter.
+
+A game's painter is the module its entry names (``GameEntry.painter``: ``size(game)``,
+``draw(game, state, viewer)`` giving a :class:`~gemenvs.pictures.canvas.Canvas`, ``scores(game,
+state)`` giving a :class:`~gemenvs.pictures.canvas.ScoreTable`); a game without one is drawn by
+:mod:`gemenvs.pictures.text`, its text render in monospace.
 
 Pillow is imported here and by the environments' render path only when a picture is asked
 for: the engines never import it. Long replays and writes show a tqdm bar on stderr
@@ -17,7 +22,6 @@ for: the engines never import it. Long replays and writes show a tqdm bar on std
 """
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -25,13 +29,6 @@ from os import PathLike
 from pathlib import Path
 
 import numpy as np
-
-#: game name (``Game.name``) -> module drawing that game's pictures
-GAME_MODULES = {
-    "megagem": "gemenvs.pictures.megagem",
-    "gem": "gemenvs.pictures.gem",
-    "gemjam": "gemenvs.pictures.gemjam",
-}
 
 #: seconds a GIF shows its final-score frame (a GIF loops; an MP4 ends on that frame)
 SCORE_HOLD_SECONDS = 3.0
@@ -46,12 +43,17 @@ def _require_pillow() -> None:
 
 
 def _module(game):
-    """The picture module of ``game``; a game without one is a ValueError naming those with one."""
-    name = getattr(game, "name", None)
-    if name not in GAME_MODULES:
-        raise ValueError(f"no pictures for game {name!r}; pictures exist for {', '.join(GAME_MODULES)}")
+    """The painter of ``game`` (its entry's); a game without a registered entry is a ValueError naming the known games."""
+    from gemenvs.core.entry import entries, entry_of
+
+    try:
+        found = entry_of(game)
+    except ValueError:
+        known = ", ".join(e.name for e in entries())
+        raise ValueError(f"no pictures for game {getattr(game, 'name', None)!r}: it has no registered entry "
+                         f"(known games: {known})") from None
     _require_pillow()
-    return importlib.import_module(GAME_MODULES[name])
+    return found.load_painter()
 
 
 def _check_viewer(game, viewer) -> int | None:
@@ -102,12 +104,9 @@ def _score_frame(game, module, state, viewer: int | None) -> np.ndarray:
 
 def placeholder(game, message: str) -> np.ndarray:
     """A frame of ``game``'s size holding only ``message`` (e.g. before the first reset)."""
-    from gemenvs.pictures.canvas import Canvas
+    from gemenvs.pictures.text import notice
 
-    height, width = frame_size(game)
-    c = Canvas(width, height)
-    c.header(f"{game.name}: {message}")
-    return c.array()
+    return notice(frame_size(game), game, message)
 
 
 def replay_states(game, seed: int, log: Sequence[Sequence[int]]) -> Iterable:
@@ -353,5 +352,5 @@ class _NoBar:
         return None
 
 
-__all__ = ["GAME_MODULES", "SCORE_HOLD_SECONDS", "Animation", "ReplayFrames", "draw", "frame_size", "placeholder",
+__all__ = ["SCORE_HOLD_SECONDS", "Animation", "ReplayFrames", "draw", "frame_size", "placeholder",
            "replay_frames", "replay_states", "score_frame", "write_animation"]
