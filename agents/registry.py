@@ -9,7 +9,7 @@ BASELINES: dict[str, dict[str, str]] = {
         "random": "gemenvs.agents.random_agent:RandomAgent",
         "truthful": "gemenvs.agents.megagem:TruthfulAgent",
         "heuristic": "gemenvs.agents.megagem:HeuristicBidder",
-        "tuned": "gemenvs.agents.megagem_tuned:TunedBidder",
+        "tuned": "gemenvs.agents.megagem:TunedBidder",
     },
     "gem": {
         "random": "gemenvs.agents.random_agent:RandomAgent",
@@ -25,7 +25,7 @@ BASELINES: dict[str, dict[str, str]] = {
 #: tuned bidder family's "tuned_family:3"), built by make_agent but not listed among the baselines; the
 #: module's parse_member(name) raises a ValueError for a bad name (check_agent_name calls it)
 FAMILIES: dict[str, dict[str, str]] = {
-    "megagem": {"tuned_family": "gemenvs.agents.megagem_family:make_member"},
+    "megagem": {"tuned_family": "gemenvs.agents.megagem.family:make_member"},
     # the one-turn lookahead (lookahead or lookahead:SAMPLES) reads the engine state (needs_state): it plays
     # where the match runner's decide() hands it over (evaluations, tournaments), not as a training opponent
     "gemjam": {"lookahead": "gemenvs.agents.gemjam:make_lookahead"},

@@ -11,7 +11,7 @@ import pytest
 from gemenvs.agents import PolicyAgent, PolicyLoadError, RandomAgent, play_game
 from gemenvs.agents.match import play_engine_game
 from gemenvs.agents.features import FEATURES, MegaGemValuation, features_from_dict, make_features
-from gemenvs.agents.megagem_tuned import ParametricBidder, TunedBidder
+from gemenvs.agents.megagem.tuned import ParametricBidder, TunedBidder
 from gemenvs.megagem_v0 import env as megagem_env
 from recorder import Recorder
 
@@ -94,7 +94,7 @@ def test_advice_features_are_the_valuation_and_a_fresh_bidders_bid(num_players, 
 def test_tuned_features_carry_their_weights(name):
     """The tuned features write the weights they use into their options (so a policy file keeps them whatever
     weights file is installed later); given other weights, they compute those weights' numbers."""
-    from gemenvs.agents.megagem_tuned import random_weights
+    from gemenvs.agents.megagem.tuned import random_weights
 
     rows = _decisions(4, games=2, seed=3)
     obs, masks = np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
