@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 class _MegaGemAgent(BaseAgent):
     """Shared plumbing: the decoder and the ``bid`` / ``reveal`` ranges of the action spec."""
 
+    #: the choices never draw on the agent's RNG (rows of many games may be decided in one call)
+    deterministic = True
+
     def __init__(self, spec: ObservationSpec | None = None, num_actions: int | None = None, seed: int | None = None,
                  action_spec: ActionSpec | None = None):
         super().__init__(spec, num_actions, seed, action_spec)
