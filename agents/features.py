@@ -78,7 +78,7 @@ class MegaGemValuation(ObservationFeatures):
     """HeuristicBidder's valuation of the lot on a MegaGem bid decision: what the lot is worth to the seat
     (coins / 20), what a coin bid costs it (its shadow price), the largest bid it would consider (coins / 20);
     zeros on reveal decisions and rows with no legal action. A pure function of the observation and mask
-    (:meth:`~gemenvs.agents.megagem.BidderGames.valuation`), batched.
+    (:meth:`~gemenvs.agents.megagem.batched.BidderGames.valuation`), batched.
 
     ``options``: the MegaGem options of the observations (``num_players`` decides their layout)."""
 
@@ -129,14 +129,14 @@ class MegaGemTunedValuation(MegaGemValuation):
     """:class:`MegaGemValuation` computed with the tuned bidder's weights for the player count instead of
     HeuristicBidder's. The weights are an option: ``options["weights"]`` if given (a ParametricBidder weight
     mapping, checked), else the tuned weights shipped with the package
-    (:class:`~gemenvs.agents.megagem_tuned.TunedBidder`), which are then written into ``options``, so that a
+    (:class:`~gemenvs.agents.megagem.tuned.TunedBidder`), which are then written into ``options``, so that a
     policy file naming these features carries the weights it was trained with (a later weights file does not
     change them)."""
 
     name = "megagem_tuned_valuation"
 
     def _make_bidder(self, game, weights):
-        from gemenvs.agents.megagem_tuned import ParametricBidder, TunedBidder, WeightsError
+        from gemenvs.agents.megagem import ParametricBidder, TunedBidder, WeightsError
 
         kw = dict(spec=game.spec, num_actions=game.num_actions, action_spec=game.action_spec)
         if weights is None:
@@ -153,7 +153,7 @@ class MegaGemAdvice(MegaGemValuation):
     """:class:`MegaGemValuation`'s three numbers, then the bidder's own advice from them: the bid a fresh
     HeuristicBidder (no memory of the game's bids: the opponents' bids predicted from its priors) makes
     (coins / 20), its chance to win with that bid, and the expected gain of it (chance x (value - cost x bid),
-    coins / 20) (:meth:`~gemenvs.agents.megagem.BidderGames.advice`). On a game's first decision the bid is
+    coins / 20) (:meth:`~gemenvs.agents.megagem.batched.BidderGames.advice`). On a game's first decision the bid is
     exactly HeuristicBidder's; later HeuristicBidder also weighs the bids it has seen, which an observation
     does not hold."""
 

@@ -20,7 +20,7 @@ import time
 
 from gemenvs.arena.match import MatchResult, TimedAgent, play_engine_game
 from gemenvs.agents.megagem import HeuristicBidder
-from gemenvs.agents.megagem_tuned import TunedBidder
+from gemenvs.agents.megagem.tuned import TunedBidder
 from gemenvs.agents.search import ISMCTSAgent
 from gemenvs.megagem import MegaGem
 from gemenvs.megagem.data import CHART_NAMES

@@ -57,7 +57,7 @@ def shadow_bidder(env, source: str):
     """The bidder whose valuation and memory are the features: the tuned bidder, or a ParametricBidder with the
     neutral weights (HeuristicBidder's reasoning, no tuned weight)."""
     from gemenvs.agents import make_agent
-    from gemenvs.agents.megagem_tuned import ParametricBidder
+    from gemenvs.agents.megagem.tuned import ParametricBidder
 
     if source == "tuned":
         return make_agent("megagem", "tuned", env)

@@ -24,7 +24,7 @@ import numpy as np
 
 from gemenvs.arena.match import play_engine_game, wilson_interval
 from gemenvs.agents.megagem import HeuristicBidder
-from gemenvs.agents.megagem_tuned import TUNED_WEIGHTS_FILE, TunedBidder, WeightsError
+from gemenvs.agents.megagem.tuned import TUNED_WEIGHTS_FILE, TunedBidder, WeightsError
 from gemenvs.megagem import MegaGem
 from gemenvs.megagem.data import CHART_NAMES
 from gemenvs.arena.tournament import progress_bar

@@ -1,7 +1,7 @@
 """Tune the MegaGem bidder family (ParametricBidder) by CMA-ES; write the weights TunedBidder plays.
 
 CMA-ES (the ``cma`` package, ``pip install -c constraints.txt -e ".[bench]"``) searches the
-weights of :class:`gemenvs.agents.megagem_tuned.ParametricBidder` in units of each weight's
+weights of :class:`gemenvs.agents.megagem.tuned.ParametricBidder` in units of each weight's
 ``step`` around the start point (HeuristicBidder's :data:`DEFAULT_WEIGHTS`, or ``--start FILE``),
 within each weight's bounds.
 
@@ -75,7 +75,7 @@ import numpy as np
 
 from gemenvs.arena.match import play_engine_game
 from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent
-from gemenvs.agents.megagem_tuned import (
+from gemenvs.agents.megagem.tuned import (
     DEFAULT_WEIGHTS, TUNED_WEIGHTS_FILE, WEIGHT_NAMES, WEIGHTS, ParametricBidder, WeightsError, check_weights,
     load_weights, write_weights_file,
 )
@@ -495,7 +495,7 @@ def write_output(ns: argparse.Namespace, config: dict, state: dict, weights: dic
     if ns.note:
         tuning["note"] = ns.note
     entries = {p: {"weights": weights, "tuning": tuning} for p in config["players"]}
-    note = ("Tuned ParametricBidder weights per player count (gemenvs.agents.megagem_tuned.TunedBidder); "
+    note = ("Tuned ParametricBidder weights per player count (gemenvs.agents.megagem.tuned.TunedBidder); "
             "each entry's 'tuning' says how they were made.")
     write_weights_file(ns.out, entries, note=note)
 

@@ -18,12 +18,13 @@ from recorder import Recorder
 
 from gemenvs.agents.base import BaseAgent, act_batch, legal_counts
 from gemenvs.arena.match import play_engine_game
-from gemenvs.agents.megagem import BidderGames, HeuristicBidder, TruthfulAgent, _missions_met, _need, _need_table
-from gemenvs.agents.megagem_tuned import ParametricBidder, TunedBidder, random_weights
-from gemenvs.megagem.game import MegaGem
+from gemenvs.agents.megagem import BidderGames, HeuristicBidder, ParametricBidder, TruthfulAgent, TunedBidder, batched
+from gemenvs.agents.megagem.tuned import random_weights
+from gemenvs.agents.megagem.valuation import gems_needed, gems_needed_table, missions_met
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.agents.random_agent import RandomAgent
 from gemenvs.megagem.batched import BatchedMegaGem
+from gemenvs.megagem.game import MegaGem
 
 OPTIONS = [
     dict(num_players=3),
@@ -195,11 +196,11 @@ def test_act_batch_helper_and_errors(rows):
             agent.act_batch(obs[0], masks[0])
 
 
-def test_mission_table_reads_missions_as_need_does():
+def test_mission_table_reads_missions_as_gems_needed_does():
     counts = np.random.default_rng(0).integers(0, 4, (400, 5))
-    met = _missions_met(counts)
+    met = missions_met(counts)
     for row, flags in zip(counts, met):
-        assert flags.tolist() == [_need(m, list(row)) == 0 for m in range(len(flags))]
+        assert flags.tolist() == [gems_needed(m, list(row)) == 0 for m in range(len(flags))]
 
 
 def _bidder_games_mismatches(game: MegaGem, make, games: int, seed: int) -> tuple[int, int]:
@@ -261,11 +262,11 @@ def test_bidder_games_errors():
     assert table.act(obs[:0], masks[:0], []).shape == (0,)
 
 
-def test_need_table_is_need():
+def test_gems_needed_table_is_gems_needed():
     counts = np.random.default_rng(1).integers(0, 7, (300, 5))
-    table = _need_table()[counts @ 7 ** np.arange(5)]
+    table = gems_needed_table()[counts @ 7 ** np.arange(5)]
     for row, needs in zip(counts, table):
-        assert needs.tolist() == [_need(m, list(row)) for m in range(len(needs))]
+        assert needs.tolist() == [gems_needed(m, list(row)) for m in range(len(needs))]
 
 
 def test_policy_agent_scores_a_sparse_observation_as_the_full_product():
@@ -282,3 +283,55 @@ def test_policy_agent_scores_a_sparse_observation_as_the_full_product():
     masks = (rng.random((40, 12)) < 0.5).astype(np.int8)
     masks[:, 0] = 1
     assert np.array_equal(agent.act_batch(obs, masks), [agent.act(o, m) for o, m in zip(obs, masks)])
+
+
+def _declared_twins() -> list[type]:
+    """The classes of gemenvs.agents.megagem.batched that declare a scalar twin."""
+    return [c for c in vars(batched).values()
+            if isinstance(c, type) and c.__module__ == batched.__name__ and getattr(c, "scalar_twin", None)]
+
+
+def _scalar_family(cls: type) -> list[type]:
+    """``cls`` and every bidder class built on it (its subclasses, recursively)."""
+    out, todo = [], [cls]
+    while todo:
+        c = todo.pop(0)
+        out.append(c)
+        todo += c.__subclasses__()
+    return out
+
+
+def test_the_batched_twins_are_declared():
+    twins = {t.__name__: t.scalar_twin for t in _declared_twins()}
+    assert twins == {"TruthfulRows": TruthfulAgent, "BidderGames": HeuristicBidder}
+    assert {c.__name__ for c in _scalar_family(HeuristicBidder)} >= {"ParametricBidder", "TunedBidder", "FamilyBidder"}
+
+
+@pytest.mark.parametrize("options", [dict(num_players=4, value_chart="random"),
+                                     dict(num_players=3, value_chart="B", public_bids=False),
+                                     dict(num_players=5, value_chart="D", tie_break="queue")],
+                         ids=lambda o: "-".join(f"{v}" for v in o.values()))
+def test_every_batched_twin_makes_its_scalar_bidders_choices(options):
+    """Every declared twin, for its scalar bidder and each bidder built on it: seeded real games with that
+    bidder in every seat but one (a RandomAgent, moving seat), each seat's decisions recorded, then replayed
+    through one table of the twin (game g, seat p is table game g * n + p; every game's t-th decisions in one
+    call): the twin's actions are the recorded ones, decision for decision."""
+    game = MegaGem(**options)
+    n, games = game.num_players, 4
+    for twin in _declared_twins():
+        for cls in _scalar_family(twin.scalar_twin):
+            seqs = {}
+            for g in range(games):
+                seats = [Recorder(cls(spec=game.spec, action_spec=game.action_spec)) for _ in range(n)]
+                seats[g % n] = RandomAgent(seed=g)
+                play_engine_game(game, seats, 101 + g)
+                seqs.update({(g, p): seats[p].rows for p in range(n) if p != g % n})
+            table = twin(cls(spec=game.spec, action_spec=game.action_spec), games * n)
+            decisions = 0
+            for t in range(max(len(rows) for rows in seqs.values())):
+                now = [k for k in seqs if len(seqs[k]) > t]
+                chosen = table.act(np.stack([seqs[k][t][0] for k in now]), np.stack([seqs[k][t][1] for k in now]),
+                                   [g * n + p for g, p in now])
+                assert chosen.tolist() == [seqs[k][t][2] for k in now], f"{twin.__name__} differs from {cls.__name__}"
+                decisions += len(now)
+            assert decisions > 20 * games

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent
-from gemenvs.agents.megagem_tuned import ParametricBidder, random_weights
+from gemenvs.agents.megagem.tuned import ParametricBidder, random_weights
 from gemenvs.agents.policy import PolicyAgent
 from gemenvs.core.rewards import terminal_rewards
 from gemenvs.megagem.game import MegaGem

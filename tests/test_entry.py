@@ -92,7 +92,7 @@ def test_every_table_is_read_from_the_entries():
     from gemenvs import cli, recording
     from gemenvs.agents import registry
     from gemenvs.play import game_title
-    from gemenvs.training import tournament
+    from gemenvs.arena import tournament
 
     assert cli.game_envs() == {e.name: e.env_id for e in entries()}
     for e in entries():

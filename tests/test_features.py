@@ -12,7 +12,7 @@ from gemenvs.agents import PolicyAgent, PolicyLoadError, RandomAgent
 from gemenvs.arena import play_game
 from gemenvs.arena.match import play_engine_game
 from gemenvs.agents.features import FEATURES, MegaGemValuation, features_from_dict, make_features
-from gemenvs.agents.megagem_tuned import ParametricBidder, TunedBidder
+from gemenvs.agents.megagem.tuned import ParametricBidder, TunedBidder
 from gemenvs.megagem_v0 import env as megagem_env
 from recorder import Recorder
 
@@ -95,7 +95,7 @@ def test_advice_features_are_the_valuation_and_a_fresh_bidders_bid(num_players, 
 def test_tuned_features_carry_their_weights(name):
     """The tuned features write the weights they use into their options (so a policy file keeps them whatever
     weights file is installed later); given other weights, they compute those weights' numbers."""
-    from gemenvs.agents.megagem_tuned import random_weights
+    from gemenvs.agents.megagem.tuned import random_weights
 
     rows = _decisions(4, games=2, seed=3)
     obs, masks = np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])

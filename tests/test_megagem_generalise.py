@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from gemenvs.agents import RandomAgent, make_agent
+from gemenvs.agents.megagem.family import FAMILY_SALT, FamilyBidder, member_name, member_weights, parse_member
+from gemenvs.agents.megagem.tuned import DEFAULT_WEIGHTS, WEIGHTS, TunedBidder, check_weights
 from gemenvs.arena import run_match
-from gemenvs.agents.megagem_family import FAMILY_SALT, FamilyBidder, member_name, member_weights, parse_member
-from gemenvs.agents.megagem_tuned import DEFAULT_WEIGHTS, WEIGHTS, TunedBidder, check_weights
 from gemenvs.agents.registry import baseline_names, check_agent_name
 from gemenvs.megagem_v0 import env as megagem_env
 

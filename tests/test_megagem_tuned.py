@@ -1,4 +1,4 @@
-"""The tuned MegaGem bidder family (gemenvs.agents.megagem_tuned): ParametricBidder at DEFAULT_WEIGHTS is
+"""The tuned MegaGem bidder family (gemenvs.agents.megagem.tuned): ParametricBidder at DEFAULT_WEIGHTS is
 HeuristicBidder decision for decision; weights files and their errors; the tuner end to end; make_agent("tuned")."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from gemenvs.agents import make_agent
 from gemenvs.arena import play_game
 from gemenvs.arena.match import play_engine_game
 from gemenvs.agents.megagem import HeuristicBidder, TruthfulAgent
-from gemenvs.agents.megagem_tuned import (
+from gemenvs.agents.megagem.tuned import (
     DEFAULT_WEIGHTS, FORMAT, WEIGHT_NAMES, WEIGHTS, ParametricBidder, TunedBidder, WeightsError, check_weights,
     load_weights, random_weights, read_weights_file, write_weights_file,
 )
@@ -162,7 +162,7 @@ def test_random_weights_stay_in_bounds_and_follow_the_seed():
 # ----------------------------------------------------------------------------- the shipped agent
 
 def test_the_shipped_weights_file_is_valid_for_every_player_count():
-    from gemenvs.agents.megagem_tuned import TUNED_WEIGHTS_FILE
+    from gemenvs.agents.megagem.tuned import TUNED_WEIGHTS_FILE
 
     data = read_weights_file(TUNED_WEIGHTS_FILE)
     assert sorted(data["players"]) == [3, 4, 5]
@@ -354,7 +354,7 @@ def test_docs_table_lists_every_weight_as_defined():
     rows = [line for line in block.splitlines()[1:] if line.startswith("| `")]
     want = [f"| `{w.name}` | {w.group} | {w.default:g} | [{w.low:g}, {w.high:g}] | {w.step:g} | {w.meaning} |"
             for w in WEIGHTS]
-    assert rows == want, "docs/megagem.md: the weights table differs from agents/megagem_tuned.WEIGHTS"
+    assert rows == want, "docs/megagem.md: the weights table differs from agents/megagem/tuned.WEIGHTS"
 
 
 def test_last_valuation_bounds_every_bid_and_the_clone_probe_runs(capsys):

@@ -13,7 +13,7 @@ from gemenvs import megagem_v0
 from gemenvs.agents import make_agent
 from gemenvs.arena.match import play_engine_game
 from gemenvs.agents.megagem import BidderGames
-from gemenvs.agents.megagem_tuned import ParametricBidder, random_weights
+from gemenvs.agents.megagem.tuned import ParametricBidder, random_weights
 from gemenvs.megagem.batched import BatchedMegaGem
 from gemenvs.megagem.game import MegaGem
 

@@ -119,7 +119,7 @@ class PPOConfig:
 
 @dataclass
 class FamilyConfig:
-    """Randomised members of the tuned MegaGem bidder family in the pool (gemenvs.agents.megagem_family)."""
+    """Randomised members of the tuned MegaGem bidder family in the pool (gemenvs.agents.megagem.family)."""
 
     members: int = 0
     """members tuned_family:0 .. members-1 added to the pool's baselines (0: none; MegaGem only)"""
@@ -150,7 +150,7 @@ class PoolConfig:
     seat_mix: Literal["same", "per_seat"] = "same"
     """one member for all opponent seats of an episode, or one member drawn per seat"""
     family: FamilyConfig = field(default_factory=FamilyConfig)
-    """members of the tuned bidder family added to the baselines (MegaGem; see gemenvs.agents.megagem_family)"""
+    """members of the tuned bidder family added to the baselines (MegaGem; see gemenvs.agents.megagem.family)"""
 
 
 @dataclass
@@ -727,7 +727,7 @@ def validate(cfg: TrainConfig) -> None:
                               f"milliseconds or more a decision; they are evaluation opponents (eval.opponents), "
                               f"not training opponents")
         if cfg.pool.family.members:
-            from gemenvs.agents.megagem_family import member_name
+            from gemenvs.agents.megagem.family import member_name
 
             try:
                 family = [member_name(k, cfg.pool.family.spread) for k in range(cfg.pool.family.members)]

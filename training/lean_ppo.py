@@ -9,7 +9,7 @@ style of CleanRL's ``ppo.py`` so that nothing stands between the batched engine 
    Each step is one forward pass of the actor and the critic over all games, straight from the
    engine's numpy arrays into preallocated torch buffers ``(n_steps, n_envs, ...)``; no SB3 VecEnv,
    no per-game Python. The pool's bidders (HeuristicBidder, the tuned bidder and its family members)
-   play through one shared :class:`~gemenvs.agents.megagem.BidderGames` table, each row with its
+   play through one shared :class:`~gemenvs.agents.megagem.batched.BidderGames` table, each row with its
    member's parameters: one call per engine round for all of them (BatchedSelfPlay's, as on the SB3
    path).
    ``lean.rollout`` says what a step is:

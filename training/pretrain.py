@@ -38,8 +38,9 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from gemenvs.agents.features import features_from_dict
 from gemenvs.agents.base import decide
+from gemenvs.agents.features import features_from_dict
+from gemenvs.arena.lockstep import CopiesTable, games_table
 from gemenvs.core.rewards import terminal_rewards
 from gemenvs.training.budget import TimeLimit, count
 from gemenvs.workers import process_pool
@@ -94,33 +95,21 @@ def _play_games(env_id: str, options: dict, teacher: str, reward: str, gamma: fl
         raise ValueError(f"the teacher {ADVICE!r} plays what observation features that need the state advise; "
                          f"none were given")
     obs, masks, actions, returns, index = [], [], [], [], []
-    for seed in seeds:
-        agents = [None if teacher == ADVICE else resolve_agent(game.name, teacher, env, seed=seed * 1009 + i)
-                  for i in range(n)]
-        learner = seed % n if student is not None else None
-        if student is not None:
-            student.reset(seed=seed)
-        if feats is not None:
-            feats.reset(seed=seed * 7919 + 17)
-        state = game.new_state(seed)
-        seats = []
-        while not game.is_over(state):
-            p = game.to_act(state)[0]
-            o, m = game.observe(state, p), game.legal_mask(state, p)
-            keep = learner is None or p == learner
-            row = feats.augment_state(o, state, p) if feats is not None and (keep or teacher == ADVICE) else o
-            if teacher == ADVICE:
-                a = feats.advised(row)
-            else:
-                a = decide(agents[p], state, p, o, m)  # (a search teacher, needs_state, is handed the state)
-            if keep:
-                obs.append(row)
+    table = None  # the teacher's games table, when one call can decide for every game (gemenvs.arena.lockstep)
+    if feats is None and teacher != ADVICE and seeds:
+        table = games_table(resolve_agent(game.name, teacher, env, seed=seeds[0] * 1009), len(seeds) * n)
+        table = None if isinstance(table, CopiesTable) else table
+    played = _lockstep_games(game, table, seeds, student) if table is not None else None
+    for j, seed in enumerate(seeds):
+        if played is not None:
+            state, rows = played[j]
+            seats = [p for p, _, _, _ in rows]
+            for _, o, m, a in rows:
+                obs.append(o)
                 masks.append(m.astype(bool))
                 actions.append(a)
-                seats.append(p)
-            if p == learner:  # (a student reading state features chooses from the row that holds them)
-                a = student.act_inputs(row, m) if feats is not None else student.act(o, m)
-            game.apply(state, p, a)
+        else:
+            state, seats = _serial_game(game, teacher, env, n, seed, student, feats, obs, masks, actions)
         res = game.results(state)
         final = terminal_rewards(reward, res.scores, game.score_scale, res.rank_keys)
         # a seat's k-th decision before its last is worth gamma**k of the final reward
@@ -135,6 +124,70 @@ def _play_games(env_id: str, options: dict, teacher: str, reward: str, gamma: fl
     env.close()
     return (np.asarray(obs, np.float32).reshape(len(actions), -1), np.asarray(masks, bool).reshape(len(actions), -1),
             np.asarray(actions, np.int64), np.concatenate(returns), np.concatenate(index))
+
+
+def _serial_game(game, teacher, env, n: int, seed: int, student, feats, obs: list, masks: list, actions: list):
+    """One game of :func:`_play_games` played decision by decision (each seat's teacher built for it); its kept
+    rows appended to ``obs``, ``masks``, ``actions``; the final state and the seat of every kept row."""
+    agents = [None if teacher == ADVICE else resolve_agent(game.name, teacher, env, seed=seed * 1009 + i)
+              for i in range(n)]
+    learner = seed % n if student is not None else None
+    if student is not None:
+        student.reset(seed=seed)
+    if feats is not None:
+        feats.reset(seed=seed * 7919 + 17)
+    state = game.new_state(seed)
+    seats = []
+    while not game.is_over(state):
+        p = game.to_act(state)[0]
+        o, m = game.observe(state, p), game.legal_mask(state, p)
+        keep = learner is None or p == learner
+        row = feats.augment_state(o, state, p) if feats is not None and (keep or teacher == ADVICE) else o
+        if teacher == ADVICE:
+            a = feats.advised(row)
+        else:
+            a = decide(agents[p], state, p, o, m)  # (a search teacher, needs_state, is handed the state)
+        if keep:
+            obs.append(row)
+            masks.append(m.astype(bool))
+            actions.append(a)
+            seats.append(p)
+        if p == learner:  # (a student reading state features chooses from the row that holds them)
+            a = student.act_inputs(row, m) if feats is not None else student.act(o, m)
+        game.apply(state, p, a)
+    return state, seats
+
+
+def _lockstep_games(game, teacher_table, seeds: list[int], student) -> list[tuple]:
+    """The games of :func:`_serial_game` (no state features) played side by side: at each round the teacher's
+    table decides for every game (game ``k``, seat ``p`` its game ``k * n + p``) and the student for the games
+    where its seat is to act. Per game: (final state, its kept rows (seat, observation, mask, teacher's action)
+    in order)."""
+    n = game.num_players
+    states = [game.new_state(seed) for seed in seeds]
+    rows: list[list] = [[] for _ in seeds]
+    learner = [seed % n if student is not None else None for seed in seeds]
+    student_table = games_table(student, len(seeds)) if student is not None else None
+    if isinstance(student_table, CopiesTable):
+        for k, seed in enumerate(seeds):
+            student_table.start(k, seed)
+    active = [k for k in range(len(seeds)) if not game.is_over(states[k])]
+    while active:
+        seat = np.array([game.to_act(states[k])[0] for k in active], np.int64)
+        o = np.stack([game.observe(states[k], p) for k, p in zip(active, seat.tolist())])
+        m = np.stack([game.legal_mask(states[k], p) for k, p in zip(active, seat.tolist())])
+        games = np.array(active, np.int64)
+        chosen = teacher_table.act(o, m, games * n + seat)
+        played = chosen.copy()
+        mine = np.flatnonzero([learner[k] == p for k, p in zip(active, seat.tolist())])
+        if mine.size:
+            played[mine] = student_table.act(o[mine], m[mine], games[mine])
+        for i, k in enumerate(active):
+            if learner[k] is None or learner[k] == seat[i]:
+                rows[k].append((int(seat[i]), o[i], m[i], int(chosen[i])))
+            game.apply(states[k], int(seat[i]), int(played[i]))
+        active = [k for k in active if not game.is_over(states[k])]
+    return list(zip(states, rows))
 
 
 def collect(env_id: str, options: dict, teacher: str, games: int, seed: int = 0, reward: str = "win",

@@ -47,7 +47,7 @@ files played with sampled actions). Each step groups the opponent seats to act b
 and calls that member's ``act_batch`` once (a frozen policy: one forward pass for all its seats).
 An agent that remembers the game in progress (``per_game_memory``) and can play many games at
 once (``batch_games(num_games)``, e.g. HeuristicBidder and the tuned bidders: their
-:class:`~gemenvs.agents.megagem.BidderGames`) plays all its seats in one call too from
+:class:`~gemenvs.agents.megagem.batched.BidderGames`) plays all its seats in one call too from
 ``BATCH_MEMORY_FROM`` games on (``batch_memory``), game slot ``b`` and opponent seat ``k`` being
 game ``b * (n - 1) + k - 1`` of its table, forgotten when a game starts there; the bidders among
 them (HeuristicBidder, the tuned bidder, its family members: one arithmetic with other parameters)
@@ -578,7 +578,7 @@ class BatchedSelfPlay:
 
 
 class _Member(BidderGames):
-    """Member ``index`` of a shared :class:`~gemenvs.agents.megagem.BidderGames` table, seen as its own table
+    """Member ``index`` of a shared :class:`~gemenvs.agents.megagem.batched.BidderGames` table, seen as its own table
     (``act`` and ``reset`` of its games; the memory is the shared table's)."""
 
     def __init__(self, shared: BidderGames, index: int):  # (no table of its own: BidderGames.__init__ not called)

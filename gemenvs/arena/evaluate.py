@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from gemenvs.agents.base import Agent
-from gemenvs.arena.match import MatchResult, run_match
+from gemenvs.arena.lockstep import run_match_lockstep
+from gemenvs.arena.match import MatchResult
 from gemenvs.workers import process_pool
 from gemenvs.arena.resolve import agent_label, resolve_agent
 from gemenvs.arena.single_agent import make_aec_env
@@ -35,13 +36,15 @@ BLOCK_ROTATIONS = 10
 
 def _play_block(env_id: str, options: dict, focal: Agent, opponent: str, games: int, seed: int,
                 save_dir: str | None = None) -> MatchResult:
-    """``games`` games of ``focal`` against copies of ``opponent``, seeds ``seed..seed+games-1``."""
+    """``games`` games of ``focal`` against copies of ``opponent``, seeds ``seed..seed+games-1``: ``run_match``'s
+    games, played side by side (every agent deciding for all of them at once: gemenvs.arena.lockstep)."""
     env = make_aec_env(env_id, **options)
     game = env.unwrapped.game.name
     n = len(env.possible_agents)
     opponents = [resolve_agent(game, opponent, env, seed=seed + k) for k in range(n - 1)]
     env.close()
-    return run_match(lambda: make_aec_env(env_id, **options), focal, opponents, games, seed=seed, save_dir=save_dir)
+    return run_match_lockstep(lambda: make_aec_env(env_id, **options), focal, opponents, games, seed=seed,
+                              save_dir=save_dir)
 
 
 def opponent_folders(opponents: list[str]) -> dict[str, str]:

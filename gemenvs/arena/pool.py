@@ -32,10 +32,10 @@ class Member:
 
 def pool_baselines(pool_cfg) -> list[str]:
     """The baseline members of a pool config (``PoolConfig``): ``baselines``, then the ``family.members``
-    members of the tuned MegaGem bidder family (``tuned_family:0`` ..., see gemenvs.agents.megagem_family)."""
+    members of the tuned MegaGem bidder family (``tuned_family:0`` ..., see gemenvs.agents.megagem.family)."""
     names = list(pool_cfg.baselines or [])
     if pool_cfg.family.members:
-        from gemenvs.agents.megagem_family import member_name
+        from gemenvs.agents.megagem.family import member_name
 
         names += [member_name(k, pool_cfg.family.spread) for k in range(pool_cfg.family.members)]
     return names

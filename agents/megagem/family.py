@@ -1,10 +1,10 @@
 """Randomised members of the tuned MegaGem bidder family, for opponent pools and held-out evaluation.
 
-Member ``k`` is the :class:`~gemenvs.agents.megagem_tuned.ParametricBidder` whose weights are the
-tuned ones for the table's player count (:class:`~gemenvs.agents.megagem_tuned.TunedBidder`'s,
-:data:`~gemenvs.agents.megagem_tuned.DEFAULT_WEIGHTS` where no tuned file or entry exists) moved
+Member ``k`` is the :class:`~gemenvs.agents.megagem.tuned.ParametricBidder` whose weights are the
+tuned ones for the table's player count (:class:`~gemenvs.agents.megagem.tuned.TunedBidder`'s,
+:data:`~gemenvs.agents.megagem.tuned.DEFAULT_WEIGHTS` where no tuned file or entry exists) moved
 by ``spread`` x each weight's tuning step x a standard normal draw, clipped to the weight's
-bounds (:func:`~gemenvs.agents.megagem_tuned.random_weights`). The draws of member ``k`` come from
+bounds (:func:`~gemenvs.agents.megagem.tuned.random_weights`). The draws of member ``k`` come from
 ``numpy.random.default_rng([FAMILY_SALT, k])`` alone, so a member is the same agent in every
 process, run and seat, and ``spread`` only scales how far it moves (the same direction at every
 spread; spread 0 is the tuned bidder itself).
@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-from gemenvs.agents.megagem_tuned import TunedBidder, random_weights
+from gemenvs.agents.megagem.tuned import TunedBidder, random_weights
 from gemenvs.core.spec import ActionSpec, ObservationSpec
 
 #: the name prefix of every member

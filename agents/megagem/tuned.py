@@ -1,6 +1,6 @@
 """The tuned MegaGem bidder family: :class:`ParametricBidder` and its tuned member, :class:`TunedBidder`.
 
-:class:`ParametricBidder` is :class:`~gemenvs.agents.megagem.HeuristicBidder`'s reasoning with its
+:class:`ParametricBidder` is :class:`~gemenvs.agents.megagem.bidders.HeuristicBidder`'s reasoning with its
 choices exposed as a named weight vector (:data:`WEIGHTS`, one :class:`Weight` per name: default,
 bounds, tuning step, meaning; the table is also in ``docs/megagem.md``). At :data:`DEFAULT_WEIGHTS`
 it makes exactly HeuristicBidder's choices, decision for decision (``tests/test_megagem_tuned.py``
@@ -34,13 +34,15 @@ from types import MappingProxyType, SimpleNamespace
 
 import numpy as np
 
-from gemenvs.agents.megagem import _INVEST, _TREASURE, HeuristicBidder, View, mission_gain
+from gemenvs.agents.megagem.bidders import HeuristicBidder
+from gemenvs.agents.megagem.decode import View
+from gemenvs.agents.megagem.valuation import INVEST, TREASURE, mission_gain
 from gemenvs.core.spec import ActionSpec, ObservationSpec
 from gemenvs.megagem.data import CHART_NAMES, VALUE_CHARTS
 
 FORMAT = "gemenvs-megagem-weights/1"
 #: the tuned weights shipped with the package (written by benchmarks/tune_megagem.py)
-TUNED_WEIGHTS_FILE = Path(__file__).resolve().parent / "data" / "megagem_tuned.json"
+TUNED_WEIGHTS_FILE = Path(__file__).resolve().parent.parent / "data" / "megagem_tuned.json"
 
 
 class WeightsError(ValueError):
@@ -294,24 +296,24 @@ class ParametricBidder(HeuristicBidder):
         """HeuristicBidder's value and cost of a coin with the weights: the gem values mixed and scaled per
         chart, the cost of an investment, the shading per lot type and stage of the game."""
         w = self.w
-        if kind == _TREASURE:
+        if kind == TREASURE:
             top_row = len(v.chart) - 1
             value = self._chart_scale[v.chart] * sum(w.gem_private * mine[c] + w.gem_public * pub[c]
                                                      + w.gem_now * v.chart[min(v.display[c], top_row)]
                                                      for c in gems)
             value += mission_gain(v, 0, gems, self.progress)
             cost_rate = lam
-        elif kind == _INVEST:
+        elif kind == INVEST:
             value = float(amount)
             cost_rate = w.invest_cost * (lam - 1.0)
         else:
             value = (lam - 1.0) * amount
             cost_rate = lam
-        if kind == _TREASURE and self.deny:
+        if kind == TREASURE and self.deny:
             value += self.deny * max(mission_gain(v, p, gems, (1.0, 0.0)) for p in range(1, v.n))
-        if kind == _TREASURE:
+        if kind == TREASURE:
             value *= w.shade_treasure1 if amount == 1 else w.shade_treasure2
-        elif kind == _INVEST:
+        elif kind == INVEST:
             value *= w.shade_invest
         else:
             value = w.shade_loan * value + w.loan_bonus * amount
@@ -370,7 +372,18 @@ class TunedBidder(ParametricBidder):
 
 
 __all__ = [
-    "DEFAULT_WEIGHTS", "FORMAT", "ParametricBidder", "TUNED_WEIGHTS_FILE", "TunedBidder", "WEIGHTS", "WEIGHT_NAMES",
-    "Weight", "WeightsError", "check_weights", "load_weights", "random_weights", "read_weights_file",
+    "DEFAULT_WEIGHTS",
+    "FORMAT",
+    "TUNED_WEIGHTS_FILE",
+    "WEIGHTS",
+    "WEIGHT_NAMES",
+    "ParametricBidder",
+    "TunedBidder",
+    "Weight",
+    "WeightsError",
+    "check_weights",
+    "load_weights",
+    "random_weights",
+    "read_weights_file",
     "write_weights_file",
 ]
