@@ -10,6 +10,8 @@ from gemenvs.agents.registry import make_agent
 from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE
 from gemenvs.arena import benchmark as B
 from gemenvs.megagem_v0 import raw_env as megagem_env
+from gemenvs.training import benchmark_cli
+from gemenvs.training import exploitability as X
 
 
 def test_definitions_are_frozen():
@@ -94,7 +96,7 @@ def test_cli_prints_and_writes_markdown_and_csv(tmp_path, capsys):
     (["bidding", "random", "random"], "listed twice"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, words, capsys, tmp_path):
-    assert B.main(argv + ["--out", str(tmp_path), "--no-progress"]) == 2
+    assert benchmark_cli.main(argv + ["--out", str(tmp_path), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("gemenvs-benchmark: error: ") and words in err, err
 
@@ -102,25 +104,25 @@ def test_bad_input_is_one_line_and_exit_2(argv, words, capsys, tmp_path):
 def test_exploitability_config_is_checked_and_a_tiny_run_reports_the_figure(tmp_path, capsys):
     import yaml
 
-    cfg = B.load_exploit_config()
+    cfg = X.load_exploit_config()
     assert cfg["name"] == "exploitability-v1" and cfg["total_timesteps"] == 100_000
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump({**cfg, "extra": 1}))
     with pytest.raises(B.TournamentError, match="exactly the keys"):
-        B.load_exploit_config(bad)
+        X.load_exploit_config(bad)
     bad.write_text(yaml.safe_dump({**cfg, "eval_games": 0}))
     with pytest.raises(B.TournamentError, match="eval_games"):
-        B.load_exploit_config(bad)
+        X.load_exploit_config(bad)
     tiny = {**cfg, "options": {"num_players": 3, "value_chart": "A"}, "total_timesteps": 64, "n_envs": 1,
             "eval_games": 3, "ppo": {**cfg["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}}
     capsys.readouterr()
-    row = B.exploitability("random", tiny, progress=True)
+    row = X.exploitability("random", tiny, progress=True)
     err = capsys.readouterr().err
     assert "best response to random" in err and f"{row['timesteps']}/64" in err and "decision" in err, err
     assert "best response vs random" in err and "3/3" in err
     assert row["games"] == 3 and row["chance"] == pytest.approx(1 / 3) and row["timesteps"] >= 64
     assert row["exploitability"] == pytest.approx(row["win_rate"] - 1 / 3)
-    assert "| random |" in B.exploit_markdown([row])
+    assert "| random |" in X.exploit_markdown([row])
 
 
 def test_progress_counts_games_and_workers_give_the_same_games(capsys):

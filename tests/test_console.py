@@ -18,7 +18,7 @@ PROGRAMS = {  # program -> module of its main
     "gemenvs": "gemenvs.cli",
     "gemenvs-train": "gemenvs.training.cli",
     "gemenvs-tournament": "gemenvs.arena.tournament",
-    "gemenvs-benchmark": "gemenvs.arena.benchmark",
+    "gemenvs-benchmark": "gemenvs.training.benchmark_cli",
 }
 
 

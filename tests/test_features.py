@@ -281,7 +281,7 @@ def test_a_lean_run_on_features_clones_and_saves_policies_that_read_them(tmp_pat
     # the run resumes from its checkpoint with the network that reads the features
     from gemenvs.training.checkpoint import find_checkpoint, load_checkpoint_config
     from gemenvs.training.config import apply_overrides
-    from gemenvs.training.lean_ppo import train
+    from gemenvs.training.run import train
 
     cfg, _ = load_checkpoint_config(run)
     assert cfg.env.features == "megagem_valuation"

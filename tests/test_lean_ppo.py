@@ -27,8 +27,8 @@ from gemenvs.training.lean_ppo import (  # noqa: E402
     make_env,
     masked_kl,
     sample,
-    train,
 )
+from gemenvs.training.run import train  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "megagem"
 LEAN_CONFIG = CONFIGS / "selfplay_lean.yaml"
@@ -350,7 +350,8 @@ def test_a_lean_run_resumes_from_its_checkpoint(tmp_path, capsys):
     apply_overrides(cfg, ["total_timesteps=3072"])
     env = make_env(cfg)
     learner = LeanPPO(cfg, env)
-    learner.restore(read_checkpoint(run, cfg))
+    ckpt = read_checkpoint(run, cfg)
+    learner.restore(ckpt.params, ckpt.num_timesteps, ckpt.n_updates)
     for name, tensor in learner.model.state_dict().items():
         assert torch.equal(tensor, saved.params["model"][name]), name
     assert learner.anchor is not None and learner.num_timesteps == 2048
@@ -550,7 +551,7 @@ def test_lean_and_sb3_both_learn_on_the_same_config(tmp_path):
     """40,960 learner decisions each on the same config (same seed, games, PPO settings; the lean backend in
     both rollout modes), then 200 held-out games against three RandomAgents (chance 25%): each wins clearly
     more than chance, and the lean backend is not far behind MaskablePPO."""
-    from gemenvs.training.selfplay import train as train_sb3
+    from gemenvs.training.run import train as train_sb3
 
     rates = {}
     for name, backend, run_fn in (("lean", "backend=lean", train), ("rounds", "lean.rollout=rounds", train),

@@ -193,7 +193,8 @@ def test_family_and_charts_are_megagem_only():
 def test_tiny_run_with_the_family_and_per_chart_tables(tmp_path):
     pytest.importorskip("sb3_contrib")
     from gemenvs.training.config import load_config
-    from gemenvs.training.selfplay import find_checkpoint, train
+    from gemenvs.training.checkpoint import find_checkpoint
+    from gemenvs.training.run import train
 
     overrides = [
         f"run_root={tmp_path}", "name=tiny", "total_timesteps=512", "n_envs=2", "checkpoint_every=0",

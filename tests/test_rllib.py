@@ -33,8 +33,11 @@ def test_backend_defaults_to_sb3_and_rllib_section_loads():
     (["rllib.num_runners=2"], "did you mean 'num_env_runners'"),
     (["backend=rllib", "rllib.address=''"], "rllib.address must be null, 'auto' or HOST:PORT"),
     (["backend=rllib", "rllib.address=head-node"], "rllib.address must be null, 'auto' or HOST:PORT"),
-    (["backend=rllib", "ppo.target_kl=0.02"], "backend rllib: ppo.target_kl must be null"),
-    (["backend=rllib", "pretrain.teacher=heuristic"], "backend rllib: pretrain.teacher must be null"),
+    (["backend=rllib", "ppo.target_kl=0.02"], "ppo.target_kl runs on backends lean and sb3; set it to null for "
+                                               "backend rllib"),
+    (["backend=rllib", "pretrain.teacher=heuristic"], "pretrain.teacher runs on backends lean and sb3; set it to "
+                                                      "null for backend rllib"),
+    (["backend=rllib", "env.shaping=1.0"], "env.shaping runs on backends lean and sb3"),
     (["backend=rllib", "rllib.train_batch_size=100", "ppo.batch_size=128"],
      "ppo.batch_size (128) must be at most the training batch"),
 ])
@@ -52,7 +55,7 @@ def test_cli_reports_a_config_error_in_one_line(tmp_path, capsys):
     (tmp_path / "c.yaml").write_text("backend: rllib\n")
     assert main([str(tmp_path / "c.yaml"), "ppo.target_kl=0.02"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("gemenvs-train: error: backend rllib: ppo.target_kl") and "\n" not in err
+    assert err.startswith("gemenvs-train: error: ppo.target_kl runs on backends") and "\n" not in err
 
 
 # ----------------------------------------------------------------------------- with Ray
@@ -163,17 +166,17 @@ def test_tiny_local_run_writes_a_checkpoint_that_plays_as_an_agent(tmp_path, cap
     from gemenvs.training import rllib_backend
     from gemenvs.arena.single_agent import make_aec_env
 
-    snapshot, frozen = rllib_backend.League.snapshot, []
+    snapshot, frozen = rllib_backend.RLlibLearner.snapshot, []
 
-    def checked_snapshot(league, step):  # the env runner that plays the games gets the frozen weights too
+    def checked_snapshot(league, step, run):  # the env runner that plays the games gets the frozen weights too
         slot = league.slots[league.next_slot]["module"]
-        snapshot(league, step)
+        snapshot(league, step, run)
         main = rllib_backend.module_weights(league.algo, ["main"])["main"]
         for state in league.algo.env_runner_group.foreach_env_runner(
                 lambda runner: {k: v.detach().numpy().copy() for k, v in runner.module[slot].state_dict().items()}):
             frozen.append(all(np.array_equal(state[k], main[k]) for k in main))
 
-    monkeypatch.setattr(rllib_backend.League, "snapshot", checked_snapshot)
+    monkeypatch.setattr(rllib_backend.RLlibLearner, "snapshot", checked_snapshot)
 
     (tmp_path / "tiny.yaml").write_text("backend: rllib\nenv: {id: gemenvs/GEM-v0}\n")
     args = [str(tmp_path / "tiny.yaml"), f"run_root={tmp_path}", "name=tiny",
@@ -197,7 +200,7 @@ def test_tiny_local_run_writes_a_checkpoint_that_plays_as_an_agent(tmp_path, cap
     trainer = json.loads((ckpt / "trainer.json").read_text())
     assert trainer["slots"] == [{"module": "past_0", "step": 200}, {"module": "past_1", "step": 0}]
 
-    for path in (ckpt / "main.npz", run / "final_model.npz", run / "best_model.npz"):
+    for path in (ckpt / "policy.npz", run / "final_model.npz", run / "best_model.npz"):
         agent = PolicyAgent.load(path)
         assert agent.metadata["backend"] == "rllib"
         env = make_aec_env("gemenvs/GEM-v0")

@@ -202,7 +202,8 @@ def make_checkpoint(tmp_path: Path, model, cfg, pool: dict | None = None) -> Pat
     save_config(cfg, ckpt / "config.yaml")
     save_config(cfg, run / "config.yaml")
     (ckpt / "pool.json").write_text(json.dumps(pool or {"members": [], "results": {}}))
-    (ckpt / "trainer.json").write_text(json.dumps({"next_snapshot": None, "next_eval": None, "next_checkpoint": None,
+    (ckpt / "trainer.json").write_text(json.dumps({"backend": "sb3", "num_timesteps": 32, "n_updates": 0,
+                                                  "next_snapshot": None, "next_eval": None, "next_checkpoint": None,
                                                   "best_score": float("-inf"), "best_step": -1}))
     return run
 

@@ -336,7 +336,8 @@ def test_zip_policies_load_from_their_weights(tmp_path, activation, net_arch):
 
 def test_tiny_run_checkpoints_resumes_and_plays(tmp_path):
     from gemenvs.training.config import apply_overrides
-    from gemenvs.training.selfplay import find_checkpoint, load_checkpoint_config, train
+    from gemenvs.training.checkpoint import find_checkpoint, load_checkpoint_config
+    from gemenvs.training.run import train
 
     overrides = [
         f"run_root={tmp_path}", "name=tiny", "seed=1", "total_timesteps=1024", "n_envs=2", "checkpoint_every=512",
@@ -368,7 +369,8 @@ def test_tiny_run_checkpoints_resumes_and_plays(tmp_path):
 
 
 def test_max_train_minutes_stops_a_run_early(tmp_path):
-    from gemenvs.training.selfplay import find_checkpoint, train
+    from gemenvs.training.checkpoint import find_checkpoint
+    from gemenvs.training.run import train
 
     with pytest.raises(ConfigError, match="max_train_minutes must be greater than 0 or null; got 0.0"):
         load_config(DEFAULT_CONFIG, ["max_train_minutes=0"])

@@ -145,7 +145,8 @@ def test_shipped_gemjam_config():
 
 
 def test_tiny_gemjam_run_saves_a_checkpoint_that_plays_a_legal_game(tmp_path):
-    from gemenvs.training.selfplay import find_checkpoint, train
+    from gemenvs.training.checkpoint import find_checkpoint
+    from gemenvs.training.run import train
 
     overrides = [
         f"run_root={tmp_path}", "name=tiny", "seed=2", "total_timesteps=2048", "n_envs=1", "checkpoint_every=0",

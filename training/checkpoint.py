@@ -5,15 +5,15 @@ A run folder (``run_root/name``) is made by :func:`prepare_run_dir`, which write
 that marker, so a mistyped ``name`` or ``run_root`` can never delete a folder that is not a run;
 ``--resume`` also accepts only a marked run folder (or a checkpoint inside one).
 
-A checkpoint (``checkpoints/step_N/``) holds ``model.zip`` (an ordinary SB3 file; backend lean:
-``model.pt``, a dict of tensors), ``config.yaml``, ``pool.json`` and ``trainer.json``.
-:func:`read_checkpoint` reads them all before anything is written: the model's weights and
-optimizer state with ``torch.load(weights_only=True)`` and its step counters from the plain JSON
-of ``data`` (:func:`gemenvs.agents.policy.read_sb3_zip`: no pickled object in the file is ever
-decoded; backend lean: from ``trainer.json``), the config with ``yaml.safe_load`` and the full
-config checks, and the pool's snapshot paths only when they stay inside the run folder. The
-model itself is then rebuilt from the config and given the saved state (``restore_model``).
-Every problem is a one-line :class:`CheckpointError`.
+A checkpoint (``checkpoints/step_N/``) has one layout for every learner: ``policy.npz`` (the actor), the
+learner's own model file (``Capabilities.model_file`` of :mod:`gemenvs.training.learner`: ``model.zip``, an
+ordinary SB3 file; ``model.pt`` (lean) or ``modules.pt`` (rllib), dicts of tensors), ``config.yaml``,
+``pool.json`` and ``trainer.json`` (the learner, its step counters, the run's schedule and best score).
+:func:`read_checkpoint` reads them all before anything is written: the model's state with
+``torch.load(weights_only=True)`` (the learner's ``read_state``; no pickled object is ever decoded), the config
+with ``yaml.safe_load`` and the full config checks, and the pool's snapshot paths only when they stay inside the
+run folder. The learner is then built from the config and given the saved state (``Learner.restore``). Every
+problem is a one-line :class:`CheckpointError`.
 
 Writing (:func:`write_checkpoint`): every file of a checkpoint goes into a temporary folder
 ``checkpoints/.step_N.tmp-XXXXXXXX``, renamed to ``step_N`` only once all are written, so a kill at
@@ -37,6 +37,15 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from gemenvs.training.config import (
+    ConfigError,
+    TrainConfig,
+    check_run_name,
+    config_from_dict,
+    config_to_dict,
+)
+
+from gemenvs.agents.policy import is_policy_file
 from gemenvs.files import (
     MAX_JSON_DEPTH,
     FileProblem,
@@ -47,15 +56,12 @@ from gemenvs.files import (
     read_text,
     write_file,
 )
-from gemenvs.training.config import ConfigError, TrainConfig, check_run_name, config_from_dict, config_to_dict
 
 #: the file that marks a folder as a gemenvs-train run folder (written when the run folder is made)
 RUN_MARKER = ".gemenvs-run"
 _MARKER_TEXT = "This folder is a gemenvs-train run; `overwrite: true` may delete it with everything in it.\n"
 _STEP_DIR = re.compile(r"step_(\d+)")
-#: the model file of a checkpoint, by backend
-MODEL_FILES = {"sb3": "model.zip", "lean": "model.pt"}
-#: the files besides the model file that a checkpoint needs to be resumed
+#: the files besides the learner's model file that a checkpoint needs to be resumed
 CHECKPOINT_FILES = ("config.yaml", "pool.json", "trainer.json")
 #: the largest JSON file of a checkpoint read (pool.json, trainer.json)
 MAX_CHECKPOINT_JSON = 16 * 1024 * 1024
@@ -74,15 +80,22 @@ def _regular(path: Path) -> bool:
         return False
 
 
+def _model_files() -> dict[str, str]:
+    """Each learner's model file in a checkpoint, by backend (:data:`gemenvs.training.learner.CAPABILITIES`)."""
+    from gemenvs.training.learner import CAPABILITIES
+
+    return {backend: caps.model_file for backend, caps in CAPABILITIES.items()}
+
+
 def _model_file(folder: Path) -> Path | None:
-    """The model file a checkpoint folder holds (``model.zip`` or ``model.pt``), or None."""
-    return next((folder / f for f in MODEL_FILES.values() if _regular(folder / f)), None)
+    """The learner's model file a checkpoint folder holds (``model.zip``, ``model.pt``, ...), or None."""
+    return next((folder / f for f in _model_files().values() if _regular(folder / f)), None)
 
 
 def _missing(folder: Path) -> str | None:
     """The first file a checkpoint folder lacks to be resumed (None: complete)."""
     if _model_file(folder) is None:
-        return "model.zip (or model.pt)"
+        return "its learner's model file (" + ", ".join(_model_files().values()) + ")"
     return next((name for name in CHECKPOINT_FILES if not _regular(folder / name)), None)
 
 
@@ -105,7 +118,7 @@ class Checkpoint:
     n_updates: int
     """gradient updates so far (for the logs)"""
     params: dict[str, dict] = field(repr=False, default_factory=dict)
-    """state dicts: ``policy`` and ``policy.optimizer`` (backend lean: ``model``, ``optimizer``, maybe ``anchor``)"""
+    """the learner's state, as its ``read_state`` read it (state dicts of tensors)"""
     pool: dict = field(default_factory=dict)
     """``pool.json``, with snapshot paths checked"""
     trainer: dict = field(default_factory=dict)
@@ -256,8 +269,8 @@ def find_checkpoint(path: str | Path) -> Path:
                     and _model_file(d) is not None:
                 (partial if _missing(d) else found).append((step, d))
         if not found and not partial:
-            raise CheckpointError(f"no checkpoint in {path} (a run folder holds checkpoints/step_N/model.zip, "
-                                  f"or model.pt for backend lean)")
+            raise CheckpointError(f"no checkpoint in {path} (a run folder holds checkpoints/step_N/ with its "
+                                  f"learner's model file: {', '.join(_model_files().values())})")
         newest = max(found)[1] if found else max(partial)[1]
         for step, d in sorted(partial):
             if d != newest and step > (max(found)[0] if found else -1):
@@ -330,7 +343,7 @@ def snapshot_file(run_dir: Path, source: Any, where: str) -> Path:
     rel = PurePosixPath(source.replace("\\", "/"))
     if rel.is_absolute() or PureWindowsPath(source).drive or ".." in rel.parts:
         raise CheckpointError(f"{where}: snapshot path {source!r} leaves the run folder (absolute or '..'); refused")
-    if rel.suffix not in (".npz", ".zip"):
+    if not is_policy_file(source):
         raise CheckpointError(f"{where}: snapshot path {source!r} is not a .npz or .zip policy")
     file = run_dir / rel
     root = run_dir.resolve()
@@ -388,95 +401,31 @@ def _shown(value: Any) -> str:
 
 def read_checkpoint(path: str | Path, cfg: TrainConfig | None = None) -> Checkpoint:
     """Read and check every file of a checkpoint (``cfg``: the config to resume with, default the saved one)."""
-    from gemenvs.agents.policy import PolicyLoadError, read_sb3_zip
+    from gemenvs.training.learner import learner_class
 
     saved, ckpt = load_checkpoint_config(path)
     run_dir = ckpt.parent.parent
+    cfg = cfg if cfg is not None else saved
     model = _model_file(ckpt)
-    backend = next(b for b, f in MODEL_FILES.items() if f == model.name)
-    wanted = (cfg if cfg is not None else saved).backend
-    if backend != wanted:
+    backend = next(b for b, f in _model_files().items() if f == model.name)
+    if backend != cfg.backend:
         raise CheckpointError(f"{model} was written by backend {backend}; resume it with backend={backend} "
-                              f"(got {wanted})")
-    if backend == "lean":
-        return _read_lean_checkpoint(ckpt, run_dir, cfg if cfg is not None else saved)
-    try:
-        data, params = read_sb3_zip(model)
-    except (PolicyLoadError, FileNotFoundError) as e:
-        raise CheckpointError(str(e)) from None
-    if "policy" not in params or "policy.optimizer" not in params:
-        raise CheckpointError(f"{model} lacks policy.pth or policy.optimizer.pth, so it cannot be resumed")
-    counters = {}
-    for key in ("num_timesteps", "_n_updates"):
-        value = data.get(key, 0)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise CheckpointError(f"{model}: {key} must be a non-negative integer; got {value!r}")
-        counters[key] = value
-    return Checkpoint(path=ckpt, run_dir=run_dir, config=cfg if cfg is not None else saved,
-                      num_timesteps=counters["num_timesteps"], n_updates=counters["_n_updates"], params=params,
-                      pool=check_pool_dict(_read_json(ckpt / "pool.json"), run_dir, str(ckpt / "pool.json")),
-                      trainer=check_trainer_dict(_read_json(ckpt / "trainer.json"), str(ckpt / "trainer.json")))
-
-
-def _read_lean_checkpoint(ckpt: Path, run_dir: Path, cfg: TrainConfig) -> Checkpoint:
-    """:func:`read_checkpoint` for backend lean: ``model.pt`` read with ``weights_only=True``, the step
-    counters from ``trainer.json``."""
-    from gemenvs.training.lean_ppo import load_model_state
-
-    trainer = check_trainer_dict(_read_json(ckpt / "trainer.json"), str(ckpt / "trainer.json"))
+                              f"(got {cfg.backend})")
+    params = learner_class(backend).read_state(ckpt)
+    pool = check_pool_dict(_read_json(ckpt / "pool.json"), run_dir, str(ckpt / "pool.json"))
+    where = ckpt / "trainer.json"
+    trainer = check_trainer_dict(_read_json(where), str(where))
+    if trainer.get("backend") != backend:
+        raise CheckpointError(f"{where}: backend must be {backend!r}, the learner of {model.name}; "
+                              f"got {_shown(trainer.get('backend'))}")
     counters = {}
     for key in ("num_timesteps", "n_updates"):
         value = trainer.get(key)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise CheckpointError(f"{ckpt / 'trainer.json'}: {key} must be a non-negative integer; got {value!r}")
+            raise CheckpointError(f"{where}: {key} must be a non-negative integer; got {_shown(value)}")
         counters[key] = value
     if trainer["best_step"] > counters["num_timesteps"]:
-        raise CheckpointError(f"{ckpt / 'trainer.json'}: best_step {trainer['best_step']} is past the checkpoint's "
+        raise CheckpointError(f"{where}: best_step {trainer['best_step']} is past the checkpoint's "
                               f"step {counters['num_timesteps']}")
-    try:
-        params = load_model_state(ckpt / "model.pt")
-    except Exception as e:  # torch's unpickler refuses anything but tensors and plain data, with many error types
-        raise CheckpointError(f"{ckpt / 'model.pt'} cannot be read as a lean checkpoint "
-                              f"({type(e).__name__}: {' '.join(str(e).split())[:200]})") from None
     return Checkpoint(path=ckpt, run_dir=run_dir, config=cfg, num_timesteps=counters["num_timesteps"],
-                      n_updates=counters["n_updates"], params=params,
-                      pool=check_pool_dict(_read_json(ckpt / "pool.json"), run_dir, str(ckpt / "pool.json")),
-                      trainer=trainer)
-
-
-class RunSchedule:
-    """What a run keeps beside its model (both backends): when the next snapshot, evaluation and
-    checkpoint are due, and the best score so far (``trainer.json``)."""
-
-    def init_schedule(self, cfg: TrainConfig) -> None:
-        """The schedule of a new run."""
-        self.next_snapshot = cfg.pool.snapshot_every or None
-        self.next_eval = cfg.eval.every or None
-        self.next_checkpoint = cfg.checkpoint_every or None
-        self.best_score, self.best_step = float("-inf"), -1
-
-    def state_dict(self) -> dict:
-        """Schedule and best score (saved in trainer.json)."""
-        return {"next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
-                "next_checkpoint": self.next_checkpoint, "best_score": float(self.best_score),
-                "best_step": self.best_step}
-
-    def load_state_dict(self, d: dict) -> None:
-        """Restore what :meth:`state_dict` wrote, keeping the current config's intervals (``self.cfg``)."""
-        self.next_snapshot = d["next_snapshot"] if self.cfg.pool.snapshot_every else None
-        self.next_eval = d["next_eval"] if self.cfg.eval.every else None
-        self.next_checkpoint = d["next_checkpoint"] if self.cfg.checkpoint_every else None
-        self.best_score, self.best_step = d["best_score"], d["best_step"]
-
-
-def restore_model(model, ckpt: Checkpoint) -> None:
-    """Give a model built from the config the checkpoint's weights, optimizer state and step counters."""
-    try:
-        model.policy.load_state_dict(ckpt.params["policy"])
-        model.policy.optimizer.load_state_dict(ckpt.params["policy.optimizer"])
-    except (RuntimeError, ValueError, KeyError) as e:
-        first = " ".join(str(e).split())[:300]
-        raise CheckpointError(f"{ckpt.path / 'model.zip'} does not fit the network of the config "
-                              f"(ppo.net_arch / ppo.activation / the game's sizes): {first}") from None
-    model.num_timesteps = ckpt.num_timesteps
-    model._n_updates = ckpt.n_updates
+                      n_updates=counters["n_updates"], params=params, pool=pool, trainer=trainer)

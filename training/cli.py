@@ -110,12 +110,10 @@ def _train(ns: argparse.Namespace) -> int:
     except errors as e:
         return _error(e)
     try:
-        if cfg.backend == "rllib":  # Ray RLlib (the rllib extra): imported only for this backend
-            from gemenvs.training.rllib_backend import train  # a ConfigError without the extra
-        elif cfg.backend == "lean":  # the single-file masked PPO on the batched engine (torch, no SB3)
-            from gemenvs.training.lean_ppo import train
-        else:
-            from gemenvs.training.selfplay import train  # torch and SB3: only once the config is good
+        from gemenvs.training.run import (
+            train,  # torch, and the learner's SB3 or Ray: only once the config is good
+        )
+
         train(cfg, resume=ns.resume)
     except errors as e:
         return _error(e)

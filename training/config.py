@@ -32,6 +32,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal
 
 import yaml
+from gemenvs.training.learner import BATCHED_GAMES, CAPABILITIES, check_capabilities
 
 from gemenvs.files import FileProblem, read_bytes
 
@@ -291,9 +292,10 @@ class TrainConfig:
     progress_bar: bool = True
     """show a tqdm bar with fps and win rates"""
     backend: Literal["sb3", "rllib", "lean"] = "sb3"
-    """'sb3': MaskablePPO in this process (gemenvs.training.selfplay); 'rllib': multi-agent PPO on Ray RLlib,
-    on one machine or a cluster (gemenvs.training.rllib_backend, the rllib section; docs/scaling.md); 'lean':
-    a single-file masked PPO on torch over the batched engine's arrays, MegaGem only (gemenvs.training.lean_ppo)"""
+    """the learner (gemenvs.training.learner, which declares the games and options each runs): 'sb3': MaskablePPO
+    in this process (gemenvs.training.selfplay); 'rllib': multi-agent PPO on Ray RLlib, on one machine or a
+    cluster (gemenvs.training.rllib_backend, the rllib section; docs/scaling.md); 'lean': a single-file masked
+    PPO on torch over the batched engine's arrays, MegaGem only (gemenvs.training.lean_ppo, the lean section)"""
     env: EnvConfig = field(default_factory=EnvConfig)
     """the game"""
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -673,11 +675,6 @@ def validate(cfg: TrainConfig) -> None:
             raise ConfigError(f"ppo.net_arch[{k}] must be a positive layer size; got {size}")
         if size > MAX_LAYER_SIZE:
             raise ConfigError(f"ppo.net_arch[{k}] must be a layer size of at most {MAX_LAYER_SIZE}; got {size}")
-    rollout = cfg.ppo.n_steps * cfg.n_envs
-    whole = cfg.backend == "sb3" or (cfg.backend == "lean" and cfg.lean.rollout == "lockstep")
-    if whole and rollout % cfg.ppo.batch_size:  # (RLlib's PPO takes a last, smaller minibatch)
-        raise ConfigError(f"ppo.batch_size ({cfg.ppo.batch_size}) must divide one rollout, ppo.n_steps * n_envs "
-                          f"= {cfg.ppo.n_steps} * {cfg.n_envs} = {rollout}, so every minibatch is full")
     if cfg.name is not None:
         check_run_name(cfg.name)
     env = probe_env(cfg.env)
@@ -697,24 +694,19 @@ def validate(cfg: TrainConfig) -> None:
             raise ConfigError("eval.opponents must name at least one baseline")
         if cfg.env.potential == "win_chance" and not env.unwrapped.game.has_win_model():
             raise ConfigError(f"env.potential: {game} has no win model ('win_chance'); use 'progress'")
-        if cfg.vec_env == "batched" and game != "megagem":
+        if cfg.vec_env == "batched" and game not in BATCHED_GAMES:
             raise ConfigError(f"vec_env: 'batched' plays MegaGem only, not {game}; use 'auto' or 'subproc'")
-        if cfg.backend == "lean" and game != "megagem":
-            raise ConfigError(f"backend lean plays on the batched engine, which runs MegaGem only, not {game}; "
-                              f"use backend sb3 (or rllib) for {game}")
         features = None
-        if cfg.env.features is not None:
+        if cfg.env.features is not None and "env.features" in CAPABILITIES[cfg.backend].options:
             from gemenvs.agents.features import make_features
 
-            if cfg.backend == "rllib":
-                raise ConfigError("env.features runs on backends lean and sb3; set it to null for backend rllib")
             try:
                 features = make_features(cfg.env.features, cfg.env.options, game=game)
             except ValueError as e:
                 raise ConfigError(f"env.features: {e}") from None
-            if features.needs_state and cfg.backend == "lean":
-                raise ConfigError(f"env.features: {features.name} is computed from the engine state, which backend "
-                                  f"lean's batched games do not hand over; use backend sb3")
+        problem = check_capabilities(cfg, game, features)
+        if problem is not None:
+            raise ConfigError(problem)
         if cfg.pool.family.members and game != "megagem":
             raise ConfigError(f"pool.family: the tuned bidder family plays MegaGem only, not {game}; "
                               f"set pool.family.members to 0")
@@ -758,31 +750,12 @@ def validate(cfg: TrainConfig) -> None:
     if cfg.ppo.anchor_coef and cfg.pretrain.teacher is None:
         raise ConfigError(f"ppo.anchor_coef ({cfg.ppo.anchor_coef:g}) pulls the policy towards its pretrained clone: "
                           f"it needs pretrain.teacher (or set it to 0)")
-    if cfg.ppo.anchor_coef and cfg.backend != "lean":
-        raise ConfigError(f"ppo.anchor_coef runs on backend lean only; set it to 0 for backend {cfg.backend}")
     if cfg.backend == "rllib":
         check_rllib(cfg)
-    if cfg.lean.overlap and cfg.backend != "lean":
-        raise ConfigError(f"lean.overlap runs on backend lean only; set it to false for backend {cfg.backend}")
-    if cfg.backend == "lean":
-        check_lean(cfg)
-
-
-def check_lean(cfg: TrainConfig) -> None:
-    """What ``backend: lean`` (gemenvs.training.lean_ppo) cannot run: the per-process path."""
-    if cfg.vec_env == "subproc":
-        raise ConfigError("backend lean: vec_env must be 'auto' or 'batched' (it plays the batched engine's games in "
-                          "this process); got 'subproc'")
 
 
 def check_rllib(cfg: TrainConfig) -> None:
-    """What ``backend: rllib`` cannot run (SB3-only options) and its own section's consistency."""
-    sb3_only = [("ppo.target_kl", cfg.ppo.target_kl is not None, "null (RLlib's PPO has no early stop on KL)"),
-                ("pretrain.teacher", cfg.pretrain.teacher is not None, "null (behaviour cloning runs on backend sb3)"),
-                ("env.shaping", cfg.env.shaping != 0, "0 (reward shaping runs on backend sb3)")]
-    for key, used, fix in sb3_only:
-        if used:
-            raise ConfigError(f"backend rllib: {key} must be {fix}; got {_get(cfg, key)[0]!r}")
+    """The consistency of the ``rllib`` section (``backend: rllib``)."""
     address = cfg.rllib.address
     if address is not None and address != "auto" and "://" not in address:
         host, _, port = address.rpartition(":")

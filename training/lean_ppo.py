@@ -83,51 +83,29 @@ path (MegaGem has no shaping potential).
 from __future__ import annotations
 
 import copy
-import csv
 import io
 import math
 import threading
 import time
-from collections import deque
 from pathlib import Path
 from types import SimpleNamespace
+from typing import ClassVar
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from gemenvs.agents.policy import PolicyAgent
+from gemenvs.training.budget import count
+from gemenvs.training.checkpoint import CheckpointError
+from gemenvs.training.config import TrainConfig
+from gemenvs.training.learner import Learner
 from torch import nn
 
-from gemenvs.agents.policy import PolicyAgent
 from gemenvs.arena.batched_selfplay import BatchedSelfPlay, Finished
-from gemenvs.training.budget import TimeLimit, count
-from gemenvs.files import open_append, write_file
-from gemenvs.training.checkpoint import (
-    Checkpoint,
-    CheckpointError,
-    RunSchedule,
-    due,
-    prepare_run_dir,
-    read_checkpoint,
-    run_folder,
-    write_checkpoint,
-    write_config,
-    write_json,
-)
-from gemenvs.training.config import TrainConfig
-from gemenvs.arena.evaluate import append_eval_rows, evaluate
-from gemenvs.training.report import curve_title, final_evaluation, warm_start_label
-from gemenvs.training.plotting import plot_learning_curve
-from gemenvs.arena.pool import OpponentPool, pool_baselines
-from gemenvs.training.pretrain import CloneReport
-from gemenvs.training.pretrain import pretrain as run_pretrain
-from gemenvs.workers import fix_threads
 
 #: the logit of an illegal action: exp of it underflows to exactly 0 next to any legal logit
 MASKED_LOGIT = -1e8
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
-PROGRESS_FIELDS = ["update", "step", "seconds", "steps_per_s", "policy_loss", "value_loss", "entropy",
-                   "approx_kl", "clip_fraction", "anchor_kl", "epochs", "win_rate_all", "env_share", "policy_share",
-                   "update_share", "wait_share"]
 #: the generator of the update's minibatch order with ``lean.overlap`` is seeded ``seed + this`` (sampling: ``seed``)
 UPDATE_SEED_OFFSET = 1_000_003
 
@@ -530,11 +508,11 @@ class LeanPPO:
             out["anchor"] = self.anchor.state_dict()
         return out
 
-    def restore(self, ckpt: Checkpoint) -> None:
-        """Continue from a checkpoint: its weights, optimizer state, anchor and step counters; the sampling
-        generator reseeded from ``seed + steps`` (with ``lean.overlap`` the update's too, from its own seed; the
-        games themselves are dealt afresh by :meth:`start`, which also syncs the acting copy)."""
-        params = ckpt.params
+    def restore(self, params: dict, num_timesteps: int, n_updates: int) -> None:
+        """Continue from a checkpoint's ``model.pt`` state (:func:`load_model_state`): weights, optimizer state,
+        anchor, and the step counters; the sampling generator reseeded from ``seed + steps`` (with ``lean.overlap``
+        the update's too, from its own seed; the games themselves are dealt afresh by :meth:`start`, which also
+        syncs the acting copy)."""
         try:
             self.model.load_state_dict(params["model"])
             self.optimizer.load_state_dict(params["optimizer"])
@@ -543,9 +521,9 @@ class LeanPPO:
                 self.anchor.load_state_dict(params["anchor"])
         except (RuntimeError, ValueError, KeyError) as e:
             first = " ".join(str(e).split())[:300]
-            raise CheckpointError(f"{ckpt.path / 'model.pt'} does not fit the network of the config "
+            raise CheckpointError(f"model.pt does not fit the network of the config "
                                   f"(ppo.net_arch / ppo.activation / the game's sizes): {first}") from None
-        self.num_timesteps, self.n_updates = ckpt.num_timesteps, ckpt.n_updates
+        self.num_timesteps, self.n_updates = num_timesteps, n_updates
         self.generator.manual_seed(self.cfg.seed + self.num_timesteps)
         if self.update_generator is not self.generator:
             self.update_generator.manual_seed(self.cfg.seed + UPDATE_SEED_OFFSET + self.num_timesteps)
@@ -603,127 +581,6 @@ def make_env(cfg: TrainConfig) -> RoundSelfPlay:
                          **cfg.env.options)
 
 
-# ----------------------------------------------------------------------------- the run
-
-class LeanRun(RunSchedule):
-    """Pool, schedule, best score (:class:`RunSchedule`) and files of one lean run (as the SB3 path's
-    Trainer keeps them)."""
-
-    def __init__(self, cfg: TrainConfig, run_dir: Path, learner: LeanPPO):
-        self.cfg, self.run_dir, self.learner = cfg, run_dir, learner
-        self.players = learner.env.num_players
-        self.pool = OpponentPool(pool_baselines(cfg.pool), cfg.pool.max_snapshots, cfg.pool.sampling,
-                                 cfg.pool.priority_power, cfg.pool.window, self.players, root=run_dir,
-                                 baseline_share=cfg.pool.baseline_share)
-        self.init_schedule(cfg)
-        self.recent: deque = deque(maxlen=500)  # win shares of the latest training games, any opponent
-        self._tb = None  # the TensorBoard writer of run_dir/tb, made on first use (tensorboard())
-
-    def tensorboard(self):
-        """The run's TensorBoard writer (``run_dir/tb``, the folder and tags of the SB3 path's logs)."""
-        if self._tb is None:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self._tb = SummaryWriter(str(run_folder(self.run_dir, "tb")))  # (tb/ itself never a link)
-        return self._tb
-
-    def log_update(self, stats: dict, step: int, seconds: float) -> None:
-        """One PPO update's losses and the pool's win rates, under the tags SB3's MaskablePPO logs them with."""
-        tb = self.tensorboard()
-        for tag, value in (("train/policy_gradient_loss", stats.get("policy_loss")),
-                           ("train/value_loss", stats.get("value_loss")),
-                           ("train/entropy_loss", None if stats.get("entropy") is None else -stats["entropy"]),
-                           ("train/approx_kl", stats.get("approx_kl")),
-                           ("train/clip_fraction", stats.get("clip_fraction")),
-                           ("train/anchor_kl", stats.get("anchor_kl")),
-                           ("train/learning_rate", self.cfg.ppo.learning_rate),
-                           ("time/fps", step / max(seconds, 1e-9)),
-                           ("pool/win_rate_all", float(np.mean(self.recent)) if self.recent else None),
-                           ("pool/snapshots", len(self.pool.snapshots))):
-            if value is not None and value == value:  # (nan: nothing to log, e.g. anchor_kl without an anchor)
-                tb.add_scalar(tag, value, step)
-        for m in self.pool.members:
-            rate = self.pool.win_rate(m.name)
-            if rate is not None and m.kind == "baseline":
-                tb.add_scalar(f"pool/win_rate_{m.name}", rate, step)
-
-    def close(self) -> None:
-        """Flush and close the TensorBoard writer."""
-        if self._tb is not None:
-            self._tb.close()
-            self._tb = None
-
-    def record(self, finished) -> None:
-        """Count the learner's finished training games against their pool members."""
-        if finished is None:
-            return
-        for label, share in zip(finished.opponent, finished.win_share.tolist()):
-            self.pool.record(label, share)
-            self.recent.append(share)
-
-    def push_pool(self) -> None:
-        """Send the pool's members and weights to the games (new games draw from them)."""
-        self.learner.env.update_opponents(*self.pool.broadcast())
-
-    def snapshot(self, step: int) -> None:
-        """Freeze the current (learning) actor into the pool (``pool/snapshot_N.npz``)."""
-        name = f"snapshot_{step}"
-        path = Path("pool") / f"{name}.npz"
-        self.learner.agent(step=step).save(run_folder(self.run_dir, "pool") / path.name)
-        self.pool.add_snapshot(name, str(path))
-
-    def evaluate(self, step: int) -> dict[str, float]:
-        """Periodic evaluation against each baseline; keeps best_model.npz; returns the win rates."""
-        e = self.cfg.eval
-        focal = self.learner.agent(e.deterministic, step=step)
-        results = evaluate(focal, self.cfg.env.id, self.cfg.env.options, e.opponents, e.games,
-                           seed=self.cfg.seed, workers=e.workers, charts=e.charts,
-                           progress=self.cfg.progress_bar, desc=f"evaluation at step {step:,}")
-        path = self.run_dir / "eval.csv"
-        append_eval_rows(path, step, results)
-        for name, r in results.items():
-            self.tensorboard().add_scalar(f"eval/win_rate_{name}", r.win_rate, step)
-            self.tensorboard().add_scalar(f"eval/mean_margin_{name}", r.mean_margin, step)
-        rates = {name: r.win_rate for name, r in results.items()}
-        score = e.best_score(rates)
-        if score > self.best_score:
-            self.best_score, self.best_step = score, step
-            focal.save(self.run_dir / "best_model.npz")
-        plot_learning_curve(path, self.run_dir / "learning_curve.png", self.players, curve_title(self.cfg, self.players),
-                            warm_start=warm_start_label(self.cfg))
-        return rates
-
-    def checkpoint(self, step: int) -> Path:
-        """Write checkpoints/step_N: policy.npz, model.pt (tensors only), config.yaml, pool.json, trainer.json
-        (``step``: the decisions the weights were trained on; with ``lean.overlap`` the rollout collected
-        meanwhile is not in it, and a resumed run collects afresh from ``step``), all or nothing
-        (:func:`~gemenvs.training.checkpoint.write_checkpoint`)."""
-        model = io.BytesIO()
-        torch.save(self.learner.state_dict(), model)
-        trainer = {"backend": "lean", "num_timesteps": step, "n_updates": self.learner.n_updates, **self.state_dict()}
-        return write_checkpoint(self.run_dir, step, [
-            ("policy.npz", self.learner.agent(step=step).save),
-            ("model.pt", model.getvalue()),
-            ("config.yaml", lambda path: write_config(path.parent, self.cfg)),
-            ("pool.json", lambda path: write_json(path.parent, path.name, self.pool.to_dict())),
-            ("trainer.json", lambda path: write_json(path.parent, path.name, trainer))])
-
-    def after_rollout(self, step: int) -> dict[str, float] | None:
-        """Snapshot, pool push, evaluation and checkpoint that are due at ``step``; the win rates if evaluated."""
-        rates = None
-        snapshot_due, self.next_snapshot = due(self.next_snapshot, step, self.cfg.pool.snapshot_every)
-        if snapshot_due:
-            self.snapshot(step)
-        self.push_pool()
-        eval_due, self.next_eval = due(self.next_eval, step, self.cfg.eval.every)
-        if eval_due:
-            rates = self.evaluate(step)
-        checkpoint_due, self.next_checkpoint = due(self.next_checkpoint, step, self.cfg.checkpoint_every)
-        if checkpoint_due:
-            self.checkpoint(step)
-        return rates
-
-
 def load_model_state(path: str | Path) -> dict:
     """A checkpoint's ``model.pt``, read with ``weights_only=True`` (tensors and plain data; no code runs)."""
     state = torch.load(Path(path), map_location="cpu", weights_only=True)
@@ -733,176 +590,123 @@ def load_model_state(path: str | Path) -> dict:
     return state
 
 
-def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
-    """Train (or resume) one self-play run with the lean PPO on the batched engine; returns the run folder.
+# ----------------------------------------------------------------------------- the learner of a run
 
-    On resume every file of the checkpoint is read and checked first (``model.pt`` with
-    ``weights_only=True``), as on backend sb3; the games are dealt afresh (seeded from ``seed + steps``)."""
-    ckpt: Checkpoint | None = read_checkpoint(resume, cfg) if resume is not None else None
-    fix_threads(cfg.torch_threads)  # torch and numpy's BLAS (the frozen policies); 1 on 2 cores
-    limit = TimeLimit(cfg.max_train_minutes)  # the opt-in guard (pretraining and evaluations count in it)
-    env = make_env(cfg)
-    run = None
-    try:
-        learner = LeanPPO(cfg, env)
-        run_dir = ckpt.run_dir if ckpt is not None else prepare_run_dir(cfg)
-        run = LeanRun(cfg, run_dir, learner)
-        if ckpt is not None:
-            learner.restore(ckpt)
-            run.pool.load_dict(ckpt.pool)
-            run.load_state_dict(ckpt.trainer)
-            print(f"resuming {run_dir} from {ckpt.path.name} at step {learner.num_timesteps}")
-        write_config(run_dir, cfg)
-        start = time.time()
-        if ckpt is None and cfg.pretrain.teacher is not None:
-            pretrain(cfg, run, learner, limit)
-            if cfg.ppo.anchor_coef:
-                learner.set_anchor()
-        if not run.pool.members:  # pure self-play: start against the initial (or cloned) policy
-            run.snapshot(learner.num_timesteps)
-        run.push_pool()
-        learner.start(seed=cfg.seed + learner.num_timesteps)
-        _learn(cfg, run, learner, limit, append=ckpt is not None)
-        train_seconds = time.time() - start
-    finally:
-        env.close()
-        if run is not None:
-            run.close()
-    step = learner.num_timesteps
-    final = learner.agent()
-    final.save(run_dir / "final_model.npz")
-    run.checkpoint(step)
-    finish(cfg, run, final, train_seconds, limit)
-    return run_dir
+class LeanLearner(Learner):
+    """:class:`LeanPPO` on :func:`make_env`'s games as a run's learner (:class:`gemenvs.training.run.Run`).
 
+    Without ``lean.overlap`` each rollout is collected, then updated on, then the schedule runs. With it the
+    update of rollout k runs beside the collection of rollout k+1; it joins after that collection, the schedule
+    runs then (at the step count of the rollouts the weights were trained on), and the next update starts."""
 
-def pretrain(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, limit: TimeLimit | None = None) -> CloneReport:
-    """Behaviour cloning of ``cfg.pretrain.teacher`` into the learner's networks, then ``dagger_rounds``
-    DAgger rounds, as on backend sb3 (:func:`gemenvs.training.pretrain.pretrain`: the same games, seeds,
-    ``pretrain.json`` and step-0 evaluation; cloning through :class:`ClonePolicy`). The PPO optimizer is
-    untouched (cloning has its own Adam)."""
-    return run_pretrain(cfg, ClonePolicy(learner.model), lambda: learner.agent(deterministic=True), run.run_dir,
-                        lambda: run.evaluate(0), features=learner.env.features, limit=limit)
+    name = "lean"
+    progress_fields: ClassVar[list[str]] = ["policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "anchor_kl", "epochs",
+                       "win_rate_all", "env_share", "policy_share", "update_share", "wait_share"]
 
+    def __init__(self, cfg: TrainConfig):
+        self.cfg = cfg
+        self.env = make_env(cfg)
+        self.ppo = LeanPPO(cfg, self.env)
+        self._pending: int | None = None  # overlap: the step count after the rollout whose update runs beside
+        self._trained = 0  # the decisions the learning model's weights were trained on (what its exports record)
+        self._closed = False
 
-def _learn(cfg: TrainConfig, run: LeanRun, learner: LeanPPO, limit: TimeLimit | None = None,
-           append: bool = False) -> None:
-    """Rollouts and updates until ``total_timesteps`` learner decisions (the budget), or until the opt-in time
-    guard ``limit`` (``max_train_minutes``) cuts the run. ``append``: add to the run's progress.csv (a resumed
-    run). Shows a progress bar of decisions (``cfg.progress_bar``) and logs every update to TensorBoard.
+    @property
+    def num_timesteps(self) -> int:
+        return self.ppo.num_timesteps
 
-    One progress.csv row per update. ``step`` is the decisions the update trained on (with ``lean.overlap``,
-    the next rollout, collected beside it, is not counted yet), ``seconds`` the wall time when it joined;
-    ``env_share``, ``policy_share`` and ``update_share`` split the time spent so far. Without overlap they are
-    shares of env + policy + update (one thread, about the wall time). With ``lean.overlap`` they are shares of
-    the collecting thread's time (env + policy + ``wait``, about the wall time) and the update runs beside
-    it in another thread: ``update_share`` is how busy that thread was (up to 1), and ``wait_share`` the share
-    in which collection waited for an update to join (the part of the update not hidden behind collection)."""
-    from tqdm.auto import tqdm
+    @property
+    def n_updates(self) -> int:
+        return self.ppo.n_updates
 
-    limit = TimeLimit(None) if limit is None else limit
-    total = cfg.total_timesteps
-    if limit.hit:  # (the warm start used the time up)
-        print(f"PPO: skipped, {limit.message()}", flush=True)
-        return
-    if learner.num_timesteps >= total:
-        return
-    unit = "engine rounds" if cfg.lean.rollout == "rounds" else "learner decisions"
-    print(f"PPO: {count(total - learner.num_timesteps)} learner decisions to go, an update after every "
-          f"{cfg.ppo.n_steps} {unit} of {count(learner.env.num_games)} games", flush=True)
-    bar = tqdm(total=total, initial=learner.num_timesteps, desc="PPO", unit="decision", dynamic_ncols=True,
-               mininterval=1.0, smoothing=0.05, disable=not cfg.progress_bar)
-    write = bar.write if cfg.progress_bar else print
-    start = time.time()
-    first = learner.num_timesteps
+    @property
+    def features(self):
+        return self.env.features
 
-    def allowed() -> bool:
-        """Whether to go on: the budget is not spent and the guard has time left (it records what it cuts)."""
-        return learner.num_timesteps >= total or limit.allows(
-            f"PPO after {count(learner.num_timesteps)} of {count(total)} decisions")
+    def set_opponents(self, members: list, weights: list[float]) -> None:
+        self.env.update_opponents(members, weights)
 
-    def on_step(finished) -> bool:
-        run.record(finished)
-        bar.update(learner.num_timesteps - bar.n)  # (learner decisions: rounds mode has fewer than games)
-        return allowed()
+    def start(self, seed: int) -> None:
+        self.ppo.start(seed=seed)
 
-    def stopping() -> None:
-        write(limit.message())
+    def describe(self) -> str:
+        unit = "engine rounds" if self.cfg.lean.rollout == "rounds" else "learner decisions"
+        return f"an update after every {self.cfg.ppo.n_steps} {unit} of {count(self.env.num_games)} games"
 
-    progress = run.run_dir / "progress.csv"
-    append = append and progress.is_file()
-    if not append:
-        write_file(run.run_dir, progress.name, "")  # (a new, empty file in place of an earlier one)
-    with open_append(run.run_dir, progress.name) as f:
-        writer = csv.DictWriter(f, fieldnames=PROGRESS_FIELDS)
-        if not append:
-            writer.writeheader()
+    def collect(self, on_step) -> bool:
+        return self.ppo.collect(lambda finished: on_step(
+            None if finished is None else list(zip(finished.opponent, finished.win_share.tolist()))))
 
-        def report(stats: dict, step: int, due: bool = True) -> bool:
-            """The update's progress row, then (``due``) what after_rollout has due; False once time is up."""
-            seconds = time.time() - start
-            spent = learner.seconds
-            if learner.overlap:
-                spent_total = spent["env"] + spent["policy"] + spent["wait"] or 1.0
-            else:
-                spent_total = sum(spent.values()) or 1.0
-            rate = (step - first) / max(seconds, 1e-9)
-            writer.writerow({"update": learner.n_updates, "step": step, "seconds": round(seconds, 3),
-                             "steps_per_s": round(rate, 1), **stats,
-                             "win_rate_all": float(np.mean(run.recent)) if run.recent else None,
-                             **{f"{k}_share": round(v / spent_total, 4) for k, v in spent.items()}})
-            f.flush()
-            run.log_update(stats, step, seconds)
-            if not due:
-                return False
-            rates = run.after_rollout(step)
-            if rates:
-                write(f"step {step:,}: eval win rates " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()))
-            post = {"updates": learner.n_updates}
-            if run.recent:
-                post["win"] = f"{np.mean(run.recent):.0%}"
-            bar.set_postfix(post, refresh=False)
-            return allowed()  # (an evaluation may have used the time up)
+    def update(self) -> tuple[dict, int] | None:
+        if not self.ppo.overlap:
+            stats = self.ppo.update()
+            self._trained = self.ppo.num_timesteps
+            return stats, self._trained
+        return self.drain()  # (the update of the rollout before, if any, joins)
 
+    def after_schedule(self) -> None:
+        if self.ppo.overlap:
+            self._pending = self.ppo.num_timesteps
+            self.ppo.update_async()
+
+    def drain(self) -> tuple[dict, int] | None:
+        if self._pending is None:
+            return None
+        stats = self.ppo.join()
+        self._trained, self._pending = self._pending, None
+        return stats, self._trained
+
+    def export_agent(self, deterministic: bool = True, step: int | None = None) -> PolicyAgent:
+        """The learning actor (its metadata's step by default the decisions its weights were trained on)."""
+        return self.ppo.agent(deterministic, step=self._trained if step is None else step)
+
+    def checkpoint_files(self) -> list:
+        model = io.BytesIO()
+        torch.save(self.ppo.state_dict(), model)
+        return [("model.pt", model.getvalue())]
+
+    @classmethod
+    def read_state(cls, folder: Path) -> dict:
+        """``model.pt``, read with ``weights_only=True``."""
         try:
-            if not learner.overlap:
-                while learner.num_timesteps < total:
-                    if not learner.collect(on_step):
-                        stopping()
-                        break
-                    if not report(learner.update(), learner.num_timesteps):
-                        stopping()
-                        break
-            else:
-                pending = None  # the step count after the rollout whose update runs in the background
-                try:
-                    while learner.num_timesteps < total:
-                        going = learner.collect(on_step)  # (beside the update of the rollout before, if any)
-                        if pending is not None:
-                            stats = learner.join()
-                            going = report(stats, pending, due=going) and going
-                            pending = None
-                        if not going:
-                            stopping()
-                            break
-                        pending = learner.num_timesteps
-                        learner.update_async()
-                    if pending is not None:  # total_timesteps reached: the last rollout's update joins
-                        report(learner.join(), pending)
-                finally:
-                    if learner._job is not None:  # (an error in collection: let the update finish before leaving)
-                        learner._job.join()
-                        learner._job = None
-        finally:
-            bar.close()
+            return load_model_state(folder / "model.pt")
+        except Exception as e:  # torch's unpickler refuses anything but tensors and plain data, with many error types
+            raise CheckpointError(f"{folder / 'model.pt'} cannot be read as a lean checkpoint "
+                                  f"({type(e).__name__}: {' '.join(str(e).split())[:200]})") from None
+
+    def restore(self, state: dict, num_timesteps: int, n_updates: int, trainer: dict) -> None:
+        self.ppo.restore(state, num_timesteps, n_updates)
+        self._trained = num_timesteps
+
+    def clone_policy(self) -> ClonePolicy:
+        return ClonePolicy(self.ppo.model)
+
+    def after_pretrain(self) -> None:
+        if self.cfg.ppo.anchor_coef:
+            self.ppo.set_anchor()
+
+    def time_split(self) -> dict[str, float]:
+        return dict(self.ppo.seconds)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            if self.ppo._job is not None:  # (an error in collection: let the update finish before leaving)
+                self.ppo._job.join()
+                self.ppo._job = None
+            self.env.close()
 
 
-def finish(cfg: TrainConfig, run: LeanRun, final: PolicyAgent, train_seconds: float,
-           limit: TimeLimit | None = None) -> None:
-    """Final table against each baseline (the best model if an evaluation kept one), results files, curve."""
-    final_evaluation(cfg, run.run_dir, final, run.best_step, run.players, run.learner.num_timesteps, train_seconds,
-                     backend="lean", updates=run.learner.n_updates, limit=limit)
-
-
-__all__ = ["ActorCritic", "ClonePolicy", "LeanPPO", "LeanRun", "MASKED_LOGIT", "RoundSelfPlay", "load_model_state", "log_probs_and_entropy", "masked_kl",
-           "make_env", "pretrain", "sample", "train"]
+__all__ = [
+    "MASKED_LOGIT",
+    "ActorCritic",
+    "ClonePolicy",
+    "LeanLearner",
+    "LeanPPO",
+    "RoundSelfPlay",
+    "load_model_state",
+    "log_probs_and_entropy",
+    "make_env",
+    "masked_kl",
+    "sample",
+]

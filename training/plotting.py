@@ -38,7 +38,9 @@ def learning_curve_figure(eval_csv: str | Path, num_players: int, title: str = "
     learner decisions trained on. ``warm_start`` labels the step-0 point (the policy a warm start left), ``kept``
     marks the step of the model the run kept; a run evaluated once is drawn as that one point per opponent and
     says so."""
-    from matplotlib.figure import Figure  # no pyplot: the caller's backend (a notebook's) stays as it is
+    from matplotlib.figure import (
+        Figure,  # no pyplot: the caller's backend (a notebook's) stays as it is
+    )
 
     history = read_eval_history(eval_csv)
     steps_seen = sorted({r["step"] for rows in history.values() for r in rows})
@@ -51,7 +53,8 @@ def learning_curve_figure(eval_csv: str | Path, num_players: int, title: str = "
                             color=line.get_color(), alpha=0.15)
         if len(rows) == 1:  # (a band needs two points: the interval as an error bar)
             r = rows[0]
-            ax_win.errorbar(steps, [r["win_rate"]], yerr=[[r["win_rate"] - r["win_lo"]], [r["win_hi"] - r["win_rate"]]],
+            yerr = [[max(r["win_rate"] - r["win_lo"], 0.0)], [max(r["win_hi"] - r["win_rate"], 0.0)]]  # (rounding)
+            ax_win.errorbar(steps, [r["win_rate"]], yerr=yerr,
                             color=line.get_color(), capsize=3)
         ax_margin.plot(steps, [r["mean_margin"] for r in rows], marker="o", ms=3, color=line.get_color(),
                        label=f"vs {name}")

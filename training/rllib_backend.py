@@ -14,25 +14,20 @@ Read top to bottom:
    trained, on every seat it played. The frozen modules start as copies of the initial ``main``;
    every ``pool.snapshot_every`` environment steps the oldest is overwritten with ``main``'s
    current weights, so the league holds the latest ``max_snapshots`` versions.
-3. :func:`train` runs ``algo.train()`` iterations until ``total_timesteps`` environment steps (or
-   ``max_train_minutes``), evaluating ``main``'s actor as a :class:`~gemenvs.agents.policy.
-   PolicyAgent` with the SB3 path's match runner and tables (:mod:`gemenvs.arena.evaluate`),
-   and writing checkpoints.
+3. :class:`RLlibLearner` is the run's learner (:mod:`gemenvs.training.run`): each rollout is one
+   ``algo.train()`` iteration, counted in environment steps; the run evaluates ``main``'s actor as a
+   :class:`~gemenvs.agents.policy.PolicyAgent` (:mod:`gemenvs.arena.evaluate`) and writes the checkpoints
+   and the final report, as for every learner.
 
-Files (``run_root/name``, as the SB3 path lays them out where they mean the same):
-``config.yaml``, ``eval.csv``, ``best_model.npz``, ``final_model.npz`` (PolicyAgent files:
-``PolicyAgent.load`` and every match, tournament and ``pool.baselines`` entry read them with numpy
-only), ``checkpoints/step_N/{main.npz, modules.pt, config.yaml, trainer.json}`` (``modules.pt``:
-the state dicts of every module, tensors only, for ``torch.load(weights_only=True)``),
-``progress.csv`` (one row per iteration), ``results.md``, ``results.json`` and
-``learning_curve.png``. RLlib's own checkpoints (pickles) are never written or read.
+Its files: ``modules.pt`` in each checkpoint (the state dicts of every module, tensors only, for
+``torch.load(weights_only=True)``) beside the run's ``policy.npz``, and the slots of the league in
+``trainer.json``. RLlib's own checkpoints (pickles) are never written or read.
 
 Not (yet) on this backend: ``--resume``, ``pool.sampling: prioritized`` (the league is drawn
 uniformly), reward shaping and behaviour cloning (both refused by the config checks).
 """
 from __future__ import annotations
 
-import csv
 import io
 import math
 import os
@@ -41,24 +36,23 @@ import time
 import zlib
 from functools import partial
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
-
 from gemenvs.agents.policy import PolicyAgent
-from gemenvs.training.budget import TimeLimit, count
-from gemenvs.files import open_append, write_file
-from gemenvs.training.checkpoint import due, prepare_run_dir, write_checkpoint, write_config, write_json
+from gemenvs.training.checkpoint import CheckpointError
 from gemenvs.training.config import ConfigError, TrainConfig
+from gemenvs.training.learner import Learner
+
 from gemenvs.arena.pool import pool_baselines
-from gemenvs.workers import fix_threads
 
 try:
     import ray
     import torch
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.callbacks.callbacks import RLlibCallback
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core import COMPONENT_RL_MODULE
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 except ImportError as e:  # the rllib extra is missing
     raise ConfigError(f"backend rllib needs Ray RLlib, which cannot be imported here ({e}): "
@@ -69,8 +63,6 @@ from gemenvs.training.rllib_module import MaskedActorCritic, actor_layers
 
 #: the trained module
 MAIN = "main"
-PROGRESS_FIELDS = ["iteration", "env_steps", "main_steps", "seconds", "env_steps_per_s", "episode_return_mean",
-                   "win_rate_baselines", "win_rate_self", "win_rate_past"]
 
 
 def frozen_id(k: int) -> str:
@@ -247,29 +239,69 @@ def export_agent(weights: dict[str, np.ndarray], cfg: TrainConfig, step: int, de
                        metadata={"backend": "rllib", "step": step, "env": cfg.env.id, "options": cfg.env.options})
 
 
-def load_modules(path: str | os.PathLike) -> dict[str, dict[str, np.ndarray]]:
-    """The module state dicts of a checkpoint's ``modules.pt``, read with ``weights_only=True`` (no code runs)."""
-    state = torch.load(Path(path), map_location="cpu", weights_only=True)
-    if not isinstance(state, dict) or not all(isinstance(v, dict) for v in state.values()):
-        raise ConfigError(f"{path} is not a dict of module state dicts")
-    return {m: {k: v.numpy() for k, v in s.items()} for m, s in state.items()}
+# ----------------------------------------------------------------------------- the learner of a run
 
+class RLlibLearner(Learner):
+    """RLlib's PPO over the league (see the module docstring) as a run's learner: each rollout is one
+    ``algo.train()`` iteration (sampling and the update), after which the run's schedule runs; a snapshot
+    overwrites the oldest frozen slot with ``main``'s weights."""
 
-# ----------------------------------------------------------------------------- the run
+    name = "rllib"
+    steps_name = "environment steps"
+    unit = "environment steps"
+    progress_fields: ClassVar[list[str]] = ["main_steps", "episode_return_mean", "win_rate_baselines", "win_rate_self", "win_rate_past"]
 
-class League:
-    """Steps, schedule, frozen slots, evaluation and files of one RLlib run."""
-
-    def __init__(self, cfg: TrainConfig, run_dir: Path, algo):
-        self.cfg, self.run_dir, self.algo = cfg, run_dir, algo
+    def __init__(self, cfg: TrainConfig):
+        self.cfg = cfg
+        if cfg.pool.sampling == "prioritized" and cfg.pool.baselines:
+            print("note: backend rllib draws the league uniformly (pool.sampling, priority_power and window are not "
+                  "used)")
+        self.started = start_ray(cfg)  # first: a cluster that cannot be joined leaves no run folder behind
+        self.algo = None
+        try:
+            self.algo = algo_config(cfg).build_algo()
+        except BaseException:
+            self.close()
+            raise
         self.slots: list[dict] = [{"module": frozen_id(k), "step": 0} for k in range(league_size(cfg))]
         self.next_slot = 0
-        self.next_snapshot = cfg.pool.snapshot_every or None
-        self.next_eval = cfg.eval.every or None
-        self.next_checkpoint = cfg.checkpoint_every or None
-        self.best_score, self.best_step = -np.inf, -1
+        if self.slots:  # the frozen versions start as the initial main
+            main = module_weights(self.algo, [MAIN])[MAIN]
+            set_module_weights(self.algo, {s["module"]: main for s in self.slots})
+        self.num_timesteps, self._stats, self._start = 0, {}, time.time()
+        self._prev = (0, 0.0)
 
-    def snapshot(self, step: int) -> None:
+    @property
+    def n_updates(self) -> int:
+        return self.algo.iteration if self.algo is not None else 0
+
+    def seed_pool(self, run) -> None:
+        """Nothing: the league's frozen slots start as copies of the initial ``main``."""
+
+    def start(self, seed: int) -> None:
+        """Nothing to deal: RLlib's env runners play their own games."""
+
+    def describe(self) -> str:
+        return (f"{self.cfg.rllib.num_env_runners} env runners x {self.cfg.rllib.num_envs_per_env_runner} games, "
+                f"{train_batch_size(self.cfg)} steps per iteration, league: main + {len(self.slots)} frozen "
+                f"versions, baselines {baselines(self.cfg)} in {baseline_share(self.cfg):.0%} of the episodes")
+
+    def collect(self, on_step) -> bool:
+        """One ``algo.train()`` iteration: the env runners' games, then PPO's update of ``main``."""
+        result = self.algo.train()
+        row = progress_row(result, self.algo.iteration, time.time() - self._start, self._prev)
+        self.num_timesteps, self._prev = row["env_steps"], (row["env_steps"], row["seconds"])
+        wins = ", ".join(f"{k[9:]} {row[k]:.0%}" for k in self.progress_fields[-3:]
+                         if row[k] is not None and row[k] == row[k])
+        print(f"iteration {row['iteration']}: {self.num_timesteps} steps, {row['env_steps_per_s']:.0f} steps/s"
+              + (f", win share vs {wins}" if wins else ""), flush=True)
+        self._stats = {k: row[k] for k in self.progress_fields}
+        return True
+
+    def update(self) -> tuple[dict, int]:
+        return self._stats, self.num_timesteps
+
+    def snapshot(self, step: int, run) -> None:
         """Overwrite the oldest frozen slot with ``main``'s current weights."""
         if not self.slots:
             return
@@ -278,76 +310,40 @@ class League:
         slot["step"] = step
         self.next_slot = (self.next_slot + 1) % len(self.slots)
 
-    def agent(self, step: int, deterministic: bool = True) -> PolicyAgent:
+    def export_agent(self, deterministic: bool = True, step: int | None = None) -> PolicyAgent:
         """``main`` now, as a PolicyAgent."""
-        return export_agent(module_weights(self.algo, [MAIN])[MAIN], self.cfg, step, deterministic)
+        return export_agent(module_weights(self.algo, [MAIN])[MAIN], self.cfg,
+                            self.num_timesteps if step is None else step, deterministic)
 
-    def evaluate(self, step: int) -> dict[str, float]:
-        """Periodic evaluation against each baseline (the SB3 path's match runner); keeps best_model.npz."""
-        from gemenvs.arena.evaluate import append_eval_rows, evaluate
-        from gemenvs.training.report import curve_title, warm_start_label
-        from gemenvs.training.plotting import plot_learning_curve
-
-        e = self.cfg.eval
-        focal = self.agent(step, e.deterministic)
-        results = evaluate(focal, self.cfg.env.id, self.cfg.env.options, e.opponents, e.games,
-                           seed=self.cfg.seed, workers=e.workers, **eval_options(self.cfg),
-                           progress=self.cfg.progress_bar, desc=f"evaluation at step {step:,}")
-        path = self.run_dir / "eval.csv"
-        append_eval_rows(path, step, results)
-        rates = {name: res.win_rate for name, res in results.items()}
-        score = e.best_score(rates)
-        if score > self.best_score:
-            self.best_score, self.best_step = score, step
-            focal.save(self.run_dir / "best_model.npz")
-        plot_learning_curve(path, self.run_dir / "learning_curve.png", num_players(self.cfg),
-                            curve_title(self.cfg, num_players(self.cfg)), warm_start=warm_start_label(self.cfg))
-        return rates
-
-    def checkpoint(self, step: int) -> Path:
-        """Write checkpoints/step_N: main.npz, modules.pt (tensors only), config.yaml, trainer.json, all or
-        nothing (:func:`~gemenvs.training.checkpoint.write_checkpoint`)."""
+    def checkpoint_files(self) -> list:
+        """``modules.pt``: the state dicts of ``main`` and every frozen slot (tensors only)."""
         modules = [MAIN] + [s["module"] for s in self.slots]
         weights = module_weights(self.algo, modules)
         state = io.BytesIO()
         torch.save({m: {k: torch.as_tensor(v) for k, v in w.items()} for m, w in weights.items()}, state)
-        trainer = {"backend": "rllib", "step": step, "iteration": self.algo.iteration, "slots": self.slots,
-                   "next_slot": self.next_slot, "next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
-                   "next_checkpoint": self.next_checkpoint, "best_score": float(self.best_score),
-                   "best_step": self.best_step}
-        return write_checkpoint(self.run_dir, step, [
-            ("modules.pt", state.getvalue()),
-            ("main.npz", export_agent(weights[MAIN], self.cfg, step).save),
-            ("config.yaml", lambda path: write_config(path.parent, self.cfg)),
-            ("trainer.json", lambda path: write_json(path.parent, path.name, trainer))])
+        return [("modules.pt", state.getvalue())]
 
-    def after_iteration(self, step: int) -> dict[str, float] | None:
-        """Snapshots, evaluation and checkpoints that are due at ``step``; the evaluation's win rates if one ran."""
-        rates = None
-        snapshot_due, self.next_snapshot = due(self.next_snapshot, step, self.cfg.pool.snapshot_every)
-        if snapshot_due:
-            self.snapshot(step)
-        eval_due, self.next_eval = due(self.next_eval, step, self.cfg.eval.every)
-        if eval_due:
-            rates = self.evaluate(step)
-        checkpoint_due, self.next_checkpoint = due(self.next_checkpoint, step, self.cfg.checkpoint_every)
-        if checkpoint_due:
-            self.checkpoint(step)
-        return rates
+    def state(self) -> dict:
+        return {"slots": [dict(s) for s in self.slots], "next_slot": self.next_slot}
 
+    @classmethod
+    def read_state(cls, folder: Path) -> dict:
+        raise CheckpointError("--resume is not supported with backend rllib yet")  # (CAPABILITIES says so first)
 
-def num_players(cfg: TrainConfig) -> int:
-    """Seats of the configured game."""
-    from gemenvs.arena.single_agent import make_aec_env
+    def restore(self, state: dict, num_timesteps: int, n_updates: int, trainer: dict) -> None:
+        raise CheckpointError("--resume is not supported with backend rllib yet")
 
-    env = make_aec_env(cfg.env.id, **cfg.env.options)
-    n = len(env.possible_agents)
-    env.close()
-    return n
+    def close(self) -> None:
+        if self.algo is not None:
+            self.algo.stop()
+            self.algo = None
+        if self.started:
+            self.started = False
+            ray.shutdown()
 
 
 def progress_row(result: dict, iteration: int, seconds: float, prev: tuple[int, float]) -> dict:
-    """One progress.csv row from an ``algo.train()`` result."""
+    """One iteration's figures from an ``algo.train()`` result."""
     runners = result.get("env_runners", {})
     env_steps = int(runners.get("num_env_steps_sampled_lifetime", 0))
     main_steps = runners.get("num_module_steps_sampled_lifetime", {})
@@ -359,67 +355,3 @@ def progress_row(result: dict, iteration: int, seconds: float, prev: tuple[int, 
     for kind in ("baselines", "self", "past"):
         row[f"win_rate_{kind}"] = league.get(kind)
     return row
-
-
-def train(cfg: TrainConfig, resume: str | os.PathLike | None = None) -> Path:
-    """Train one league self-play run on Ray RLlib (see the module docstring); returns the run folder."""
-    if resume is not None:
-        raise ConfigError("--resume is not supported with backend rllib yet: start a new run (its checkpoints "
-                          "hold main.npz, which pool.baselines can name as an opponent)")
-    if cfg.pool.sampling == "prioritized" and cfg.pool.baselines:
-        print("note: backend rllib draws the league uniformly (pool.sampling, priority_power and window are not used)")
-    fix_threads(cfg.torch_threads)
-    started = start_ray(cfg)  # first: a cluster that cannot be joined leaves no run folder behind
-    algo = None
-    try:
-        run_dir = prepare_run_dir(cfg)
-        write_config(run_dir, cfg)
-        algo = algo_config(cfg).build_algo()
-        league = League(cfg, run_dir, algo)
-        if league.slots:  # the frozen versions start as the initial main
-            main = module_weights(algo, [MAIN])[MAIN]
-            set_module_weights(algo, {s["module"]: main for s in league.slots})
-        limit = TimeLimit(cfg.max_train_minutes)
-        start, step, prev = time.time(), 0, (0, 0.0)
-        print(f"rllib: {cfg.rllib.num_env_runners} env runners x {cfg.rllib.num_envs_per_env_runner} games, "
-              f"{train_batch_size(cfg)} steps per iteration, league: main + {len(league.slots)} frozen versions, "
-              f"baselines {baselines(cfg)} in {baseline_share(cfg):.0%} of the episodes")
-        write_file(run_dir, "progress.csv", "")
-        with open_append(run_dir, "progress.csv") as f:
-            writer = csv.DictWriter(f, fieldnames=PROGRESS_FIELDS)
-            writer.writeheader()
-            while step < cfg.total_timesteps:
-                result = algo.train()
-                row = progress_row(result, algo.iteration, time.time() - start, prev)
-                writer.writerow(row)
-                f.flush()
-                step, prev = row["env_steps"], (row["env_steps"], row["seconds"])
-                rates = league.after_iteration(step)
-                wins = ", ".join(f"{k[9:]} {row[k]:.0%}" for k in PROGRESS_FIELDS[-3:] if row[k] is not None and row[k] == row[k])
-                print(f"iteration {row['iteration']}: {step} steps, {row['env_steps_per_s']:.0f} steps/s"
-                      + (f", win share vs {wins}" if wins else "")
-                      + (", eval " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()) if rates else ""), flush=True)
-                if step < cfg.total_timesteps and not limit.allows(
-                        f"training after {count(step)} of {count(cfg.total_timesteps)} environment steps"):
-                    print(limit.message(), flush=True)
-                    break
-        train_seconds = time.time() - start
-        league.checkpoint(step)
-        final = league.agent(step)
-        final.save(run_dir / "final_model.npz")
-        finish(cfg, league, final, step, train_seconds, algo.iteration, limit)
-    finally:
-        if algo is not None:
-            algo.stop()
-        if started:
-            ray.shutdown()
-    return run_dir
-
-
-def finish(cfg: TrainConfig, league: League, final: PolicyAgent, step: int, train_seconds: float,
-           updates: int | None = None, limit: TimeLimit | None = None) -> None:
-    """Final table against each baseline (best model if an evaluation kept one), results files, learning curve."""
-    from gemenvs.training.report import final_evaluation
-
-    final_evaluation(cfg, league.run_dir, final, league.best_step, num_players(cfg), step, train_seconds,
-                     backend="rllib", steps_name="environment steps", updates=updates, limit=limit)

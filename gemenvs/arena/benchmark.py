@@ -1,5 +1,6 @@
-"""Fixed, versioned bidding benchmarks (``gemenvs-benchmark bidding|gem POLICY...``) and an approximate
-exploitability figure (``gemenvs-benchmark exploit POLICY...``, see :func:`exploitability`).
+"""Fixed, versioned bidding benchmarks (``gemenvs-benchmark bidding|gem POLICY...``); the approximate
+exploitability figure (``gemenvs-benchmark exploit POLICY...``) trains a best response, so it lives in
+training (:mod:`gemenvs.training.exploitability`) and uses this module's tables.
 
 A benchmark is a frozen definition (:data:`BENCHMARKS`): a game, a set of *cells* (options such as
 the value chart and the player count), a number of seeded deals per cell and a *field* of
@@ -16,9 +17,8 @@ response's training decisions) when stderr is a terminal (``progress``).
 Every metric is read from the engine's final state (MegaGem's auction history, loans,
 investments, mission owners and coins; GEM's card owners and sides, by replaying the decision
 log through the engine), never from rendered text. A POLICY may be a search agent (``ismcts:N``, N
-simulations per decision): the games run through :func:`gemenvs.arena.match.play_engine_game` and
-the best-response training of ``exploit`` through :class:`gemenvs.arena.SingleAgentEnv`, both of
-which hand it the engine state (:func:`gemenvs.agents.base.decide`).
+simulations per decision): the games run through :func:`gemenvs.arena.match.play_engine_game`, which
+hands it the engine state (:func:`gemenvs.agents.base.decide`).
 
 **megagem-bidding-v1** (charts A-E x 3, 4, 5 players, 20 deals per cell, field: heuristic,
 truthful, random, heuristic clockwise after the policy, as many as the seats need, reversed in odd
@@ -382,99 +382,6 @@ def write_tables(out: Path, overwrite: bool, name: str, text: str, rows: Sequenc
     write_csv(out / f"{name}.csv", rows)
 
 
-# ----------------------------------------------------------------------------- approximate exploitability
-
-#: the keys of an exploitability config (configs/benchmark/exploitability-v1.yaml) and of its ``ppo`` block
-EXPLOIT_KEYS = {"name", "env_id", "options", "reward", "total_timesteps", "n_envs", "seed", "eval_games", "eval_seed",
-                "ppo"}
-PPO_KEYS = {"learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef",
-            "net_arch"}
-DEFAULT_EXPLOIT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "benchmark" / "exploitability-v1.yaml"
-
-
-def load_exploit_config(path: str | Path | None = None) -> dict:
-    """An exploitability config (YAML) with its keys checked; a bad file is a TournamentError."""
-    import yaml
-
-    path = Path(path) if path is not None else DEFAULT_EXPLOIT_CONFIG
-    try:
-        cfg = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise TournamentError(f"cannot read exploitability config {path}: {' '.join(str(e).split())}") from None
-    if not isinstance(cfg, dict) or set(cfg) != EXPLOIT_KEYS or not isinstance(cfg.get("ppo"), dict) \
-            or set(cfg["ppo"]) != PPO_KEYS:
-        raise TournamentError(f"{path}: an exploitability config has exactly the keys {sorted(EXPLOIT_KEYS)} "
-                              f"and ppo keys {sorted(PPO_KEYS)}")
-    for key in ("total_timesteps", "n_envs", "eval_games"):
-        if isinstance(cfg[key], bool) or not isinstance(cfg[key], int) or cfg[key] < 1:
-            raise TournamentError(f"{path}: {key} must be a positive integer; got {cfg[key]!r}")
-    return cfg
-
-
-def exploitability(policy: str, cfg: dict, greedy: bool = False, progress: bool | None = None) -> dict:
-    """Train a MaskablePPO best response against copies of ``policy`` (``cfg``'s fixed budget), then its win
-    rate over ``eval_games`` games against them (seat rotated, most likely action) and that minus chance.
-    ``progress``: bars of the training's decisions and of the evaluation games on stderr (True, False, or
-    None: when stderr is a terminal)."""
-    import time
-
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
-    from gemenvs.arena.match import run_match
-    from gemenvs.agents.policy import PolicyAgent
-    from gemenvs.training.selfplay import MasksFromInfos
-    from gemenvs.arena.single_agent import make_aec_env
-
-    class DecisionsBar(BaseCallback):
-        """Advances ``bar`` to the learner decisions collected so far (every environment step)."""
-
-        def __init__(self, bar):
-            super().__init__()
-            self.bar = bar
-
-        def _on_step(self) -> bool:
-            self.bar.update(self.num_timesteps - self.bar.n)
-            return True
-
-    probe = make_aec_env(cfg["env_id"], **cfg["options"])
-    game = probe.unwrapped.game.name
-    n = len(probe.possible_agents)
-    resolve_agent(game, policy, probe.unwrapped)  # a bad name or file fails before training
-    fns = [_BestResponseEnv(cfg, policy, greedy) for _ in range(cfg["n_envs"])]
-    venv = MasksFromInfos(SubprocVecEnv(fns, start_method="spawn") if cfg["n_envs"] > 1 else DummyVecEnv(fns))
-    p = cfg["ppo"]
-    torch.manual_seed(cfg["seed"])
-    model = MaskablePPO("MlpPolicy", venv, learning_rate=p["learning_rate"], n_steps=p["n_steps"],
-                        batch_size=p["batch_size"], n_epochs=p["n_epochs"], gamma=p["gamma"],
-                        gae_lambda=p["gae_lambda"], clip_range=p["clip_range"], ent_coef=p["ent_coef"],
-                        policy_kwargs={"net_arch": {"pi": list(p["net_arch"]), "vf": list(p["net_arch"])}},
-                        seed=cfg["seed"], device="cpu", verbose=0)
-    t0 = time.perf_counter()
-    bar = progress_bar(cfg["total_timesteps"], f"best response to {policy}", progress, unit="decision")
-    try:
-        model.learn(total_timesteps=cfg["total_timesteps"], callback=DecisionsBar(bar))
-    finally:
-        bar.close()
-    seconds = time.perf_counter() - t0
-    venv.close()
-    responder = PolicyAgent.from_sb3(model, deterministic=True)
-    opponents = [resolve_agent(game, policy, probe.unwrapped, seed=cfg["eval_seed"] + i, greedy=greedy)
-                 for i in range(n - 1)]
-    bar = progress_bar(cfg["eval_games"], f"best response vs {policy}", progress)
-    try:
-        res = run_match(lambda: CountGames(make_aec_env(cfg["env_id"], **cfg["options"]), bar), responder,
-                        opponents, cfg["eval_games"], seed=cfg["eval_seed"])
-    finally:
-        bar.close()
-    lo, hi = res.win_ci
-    return {"policy": policy, "config": cfg["name"], "timesteps": int(model.num_timesteps),
-            "train_seconds": seconds, "games": res.games, "win_rate": res.win_rate, "win_lo": lo, "win_hi": hi,
-            "chance": 1.0 / n, "exploitability": res.win_rate - 1.0 / n, "mean_margin": res.mean_margin}
-
-
 class CountGames:
     """An AEC environment that advances ``bar`` by one each time a game's ``agent_iter`` runs out (a game
     played to its end), for the bar of a :func:`gemenvs.arena.match.run_match`; all else is the env's."""
@@ -511,58 +418,6 @@ def map_games(workers: int, fn, *iterables, sizes: Sequence[int], desc: str, pro
                     out[futures[fut]] = fut.result()
                     bar.update(sizes[futures[fut]])
     return out
-
-
-class _BestResponseEnv:
-    """Builds one learner environment against copies of the fixed policy (picklable for SubprocVecEnv)."""
-
-    def __init__(self, cfg: dict, policy: str, greedy: bool):
-        self.cfg, self.policy, self.greedy = cfg, policy, greedy
-
-    def __call__(self):
-        import torch
-        from stable_baselines3.common.monitor import Monitor
-
-        from gemenvs.arena.single_agent import SingleAgentEnv, make_aec_env
-
-        torch.set_num_threads(1)
-        probe = make_aec_env(self.cfg["env_id"], **self.cfg["options"])
-        game, n = probe.unwrapped.game.name, len(probe.possible_agents)
-        opponents = [resolve_agent(game, self.policy, probe.unwrapped, seed=k, greedy=self.greedy) for k in range(n - 1)]
-        return Monitor(SingleAgentEnv(self.cfg["env_id"], opponents=opponents, reward=self.cfg["reward"],
-                                      **self.cfg["options"]))
-
-
-def exploit_markdown(rows: Sequence[dict]) -> str:
-    """The exploitability figures as a Markdown table."""
-    out = ["| policy | config | best-response steps | eval games | best-response win rate [95% CI] | chance | "
-           "exploitability (win rate - chance) | best-response mean margin |", "|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        out.append(f"| {r['policy']} | {r['config']} | {r['timesteps']:,} | {r['games']} | {r['win_rate']:.1%} "
-                   f"[{r['win_lo']:.1%}, {r['win_hi']:.1%}] | {r['chance']:.0%} | {r['exploitability']:+.1%} | "
-                   f"{r['mean_margin']:+.1f} |")
-    return "\n".join(out)
-
-
-def exploit_main(ns: argparse.Namespace) -> int:
-    """``gemenvs-benchmark exploit POLICY... [--config FILE]``."""
-    cfg = load_exploit_config(ns.config)
-    if ns.timesteps is not None:
-        if ns.timesteps < 1:
-            raise TournamentError(f"--timesteps must be positive; got {ns.timesteps}")
-        cfg["total_timesteps"] = ns.timesteps
-        cfg["name"] += f" (quick: {ns.timesteps} steps)"
-    if ns.deals is not None:
-        cfg["eval_games"] = ns.deals
-    progress = False if ns.no_progress else None
-    out = prepare_out(Path(ns.out) if ns.out else Path("runs") / "benchmarks" / "exploitability", ns.overwrite,
-                      check_only=True)
-    rows = [exploitability(policy, cfg, ns.greedy, progress) for policy in ns.policies]
-    text = exploit_markdown(rows)
-    write_tables(out, ns.overwrite, "exploitability", text, rows)
-    print(text)
-    print(f"written to {out / 'exploitability.md'} and {out / 'exploitability.csv'}")
-    return 0
 
 
 # ----------------------------------------------------------------------------- command line
@@ -603,7 +458,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``gemenvs-benchmark``; returns the exit status (2 and one line for a user error)."""
-    from gemenvs.console import extra_hint
 
     try:
         ns = parse_args(argv)
@@ -611,9 +465,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(e.code or 0)
     try:
         if ns.suite == "exploit":
-            if ns.deals is not None and ns.deals < 1:
-                raise TournamentError(f"--deals (evaluation games for exploit) must be positive; got {ns.deals}")
-            return exploit_main(ns)
+            raise TournamentError("the exploit benchmark trains a best response: run it as gemenvs-benchmark exploit "
+                                  "(gemenvs.training.benchmark_cli), with the train extra")
         name = SUITES.get(ns.suite, ns.suite)
         if name not in BENCHMARKS:
             raise TournamentError(f"unknown benchmark {ns.suite!r}; benchmarks: "
@@ -635,12 +488,6 @@ def main(argv: list[str] | None = None) -> int:
         write_tables(out, ns.overwrite, bench.name, text, rows)
     except (TournamentError, AgentSpecError, OSError) as e:
         print(f"gemenvs-benchmark: error: {' '.join(str(e).split())}", file=sys.stderr)
-        return 2
-    except ImportError as e:  # the train extra (exploit: PyYAML, torch, SB3); any other ImportError: raised
-        hint = extra_hint(e)
-        if hint is None:
-            raise
-        print(f"gemenvs-benchmark: error: {hint}", file=sys.stderr)
         return 2
     print(text)
     print(f"written to {out / (bench.name + '.md')} and {out / (bench.name + '.csv')}")
