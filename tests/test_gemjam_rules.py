@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gemenvs.gemjam import GemJam, ManifestError, load_manifest, rules
+from gemenvs.gemjam import GemJam, ManifestError, load_manifest, rules, steps
 from gemenvs.gemjam.data import DEFAULT_MANIFEST
 
 # ---------------------------------------------------------------------------------- helpers
@@ -55,7 +55,7 @@ def table(g: GemJam, hands=None, vaults=None, shrines=None, turn=0, draw=None, d
     s.decision = None
     s.tasks = {"plays": [["plays", 1]], "adjust": [["after_adjust"], ["adjust", 1]],
                "turn": [["turn_start"]]}[stage]
-    rules.run(s, g.cfg)
+    steps.run(s, g.cfg)
     g._play_forced(s)
     return s
 

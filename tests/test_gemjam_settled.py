@@ -9,7 +9,7 @@ import pytest
 from test_gemjam_rules import ANY_GJ, G, act, action, deciding, gem_type, kind, legal_names, names, \
     set_names, table
 
-from gemenvs.gemjam import GemJam, load_manifest, rules
+from gemenvs.gemjam import GemJam, load_manifest, rules, steps
 from gemenvs.gemjam.rules import S_BROKEN
 
 G2, G4 = GemJam(num_players=2), GemJam(num_players=4)
@@ -175,7 +175,7 @@ def test_s8_only_natures_rebirth_grants_a_play_and_not_when_countered():
     act(G, s, 0, "end_plays")
     s.turn, s.tasks = 0, [["turn_start"]]  # seat 0 again: plays are reset to 3
     s.decision = None
-    rules.run(s, G.cfg)
+    steps.run(s, G.cfg)
     assert s.plays == 3
 
 
@@ -360,7 +360,7 @@ def test_s31_s32_magic_mushroom_draws_at_once_no_window_no_sleep():
     s2 = table(G, hands={0: ["Magic Mushroom", "Poison Cup", "Gold 1"]})
     s2.frozen = 1
     s2.decision, s2.tasks = None, [["plays", 1]]
-    rules.run(s2, G.cfg)
+    steps.run(s2, G.cfg)
     assert cands(G, s2, 0) == ["bank[Gold 1]", "end_plays"]  # Freeze stops them only by stopping the gem play
 
 
@@ -427,7 +427,7 @@ def test_s38_s45_one_optional_adjustment_before_the_draw_not_blocked_by_sleep_or
     t = table(G, hands={0: ["Gold 1"]}, shrines={0: [("Ruby", ["Ruby", "Rainbow Gem"])]})
     t.sleep_next, t.freeze_next = [1, 0, 0], [1, 0, 0]
     t.decision, t.tasks = None, [["turn_start"]]
-    rules.run(t, G.cfg)
+    steps.run(t, G.cfg)
     assert t.asleep and t.frozen and "adjust[move]" in cands(G, t, 0)
 
 
@@ -575,7 +575,7 @@ def test_s50_freeze_does_not_suspend_the_penalty():
     t = table(G, hands={0: ["Ruby"]}, shrines={0: [("Ruby", ["Ruby", "Ruby", "Rainbow Gem"])]})
     t.freeze_next = [1, 0, 0]
     t.decision, t.tasks = None, [["turn_start"]]
-    rules.run(t, G.cfg)
+    steps.run(t, G.cfg)
     act(G, t, 0, "adjust:move", "set:0", "card:Rainbow Gem", "gem_type:Onyx")
     assert "play[Ruby]" not in cands(G, t, 0)
     act(G, t, 0, "end_plays")
@@ -607,7 +607,7 @@ def test_s53_a_guardian_is_cast_countered_to_the_discard_and_blocked_by_sleep():
     s = table(G, hands={0: ["Gem Guardian", "Gold 1"]}, shrines={0: [("Quartz", ["Quartz"] * 2)]})
     s.asleep = 1
     s.decision, s.tasks = None, [["plays", 1]]
-    rules.run(s, G.cfg)
+    steps.run(s, G.cfg)
     assert "play[Gem Guardian]" not in cands(G, s, 0) and "bank[Gem Guardian]" in cands(G, s, 0)
 
 
@@ -1171,7 +1171,7 @@ def test_s113_sirens_call_is_an_ordinary_spell_that_may_name_oneself():
     assert events(s, "siren") == [] and len(s.hands[0]) == 2
     s.asleep = 1
     s.decision, s.tasks = None, [["plays", 1]]
-    rules.run(s, g.cfg)
+    steps.run(s, g.cfg)
     assert "play[Siren's Call]" not in cands(g, s, 0) and "bank[Siren's Call]" in cands(g, s, 0)
 
 
@@ -1259,7 +1259,7 @@ def test_s126_s137_the_timer_penalty_is_spent_even_on_an_empty_hand():
     s.timer = 5
     s.hands[0] = []
     s.decision, s.tasks = None, [["plays", 0]]
-    rules.run(s, g.cfg)
+    steps.run(s, g.cfg)
     assert deciding(g, s) == (0, "play") and s.timer_used == 1
 
 

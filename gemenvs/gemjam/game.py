@@ -1,5 +1,5 @@
-"""The Gem Jam engine: the :class:`~gemenvs.core.engine.Game` protocol over rules, stack, spells,
-encoder and renderer."""
+"""The Gem Jam engine: the :class:`~gemenvs.core.engine.Game` protocol over the step tables of
+:mod:`~gemenvs.gemjam.steps` (rules, stack, spells), the encoder and the renderer."""
 from __future__ import annotations
 
 from bisect import insort
@@ -7,10 +7,10 @@ from bisect import insort
 import numpy as np
 
 from gemenvs.core.engine import Game, Results
-from gemenvs.gemjam import rules, spells, stack  # noqa: F401 - stack and spells register their steps
+from gemenvs.gemjam import rules, steps
 from gemenvs.gemjam.encode import Encoder
 from gemenvs.gemjam.render import event_text, render_text
-from gemenvs.gemjam.rules import BUILD, GemJamState, Options
+from gemenvs.gemjam.rules import GemJamState, Options
 from gemenvs.gemjam.winmodel import win_chances
 
 #: decisions whose answer other seats may not see in the log (a card put face down or taken
@@ -52,7 +52,7 @@ class GemJam(Game):
     # ------------------------------------------------------------------ the rules
 
     def initial_state(self, seed: int) -> GemJamState:
-        return rules.new_state(self.cfg, seed)
+        return steps.new_game(self.cfg, seed)
 
     def to_act(self, state: GemJamState) -> tuple[int, ...]:
         if state.over or state.decision is None:
@@ -109,7 +109,7 @@ class GemJam(Game):
         d = state.decision
         if (d["why"] in PRIVATE_ANSWERS) or self.cfg.BANK <= action < self.cfg.BANK + self.cfg.K:
             state.hidden.append(len(state.log) - 1)
-        rules.answer(state, self.cfg, player, action)
+        steps.answer(state, self.cfg, player, action)
 
     def log_action_hidden(self, state: GemJamState, index: int, viewer: int) -> bool:
         return index in state.hidden
@@ -252,8 +252,8 @@ class GemJam(Game):
                 s.seen_hand[q][o] = _common(s.seen_hand[q][o], s.hands[o])
                 s.seen_vault[q][o] = _common(s.seen_vault[q][o], s.vaults[o])
         s.rng = np.random.Generator(np.random.PCG64(int(rng.integers(0, 2**63 - 1))))
-        if d is not None and d["p"] != o and d["why"] in BUILD:
-            cands = BUILD[d["why"]](s, self.cfg, d["p"], d["ctx"])
+        if d is not None and d["p"] != o and d["why"] in steps.CANDIDATES:
+            cands = steps.CANDIDATES[d["why"]](s, self.cfg, d["p"], d["ctx"])
             for k, a in enumerate(d["pre"]):
                 cands = [c for c in cands if c[k] == a]
             if cands:

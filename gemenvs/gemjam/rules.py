@@ -1,18 +1,17 @@
 """Gem Jam rules: the state as plain data, the decision machinery, the turn, gems, sets and payments.
 
 Nothing here imports PettingZoo. Seat ``i+1`` sits to the left (clockwise) of seat ``i``; seat 0
-starts (GEMJAM-SETTLED 2). "S-n" below names item n of ``GEMJAM-SETTLED.md``, "§n" a section of
-the rulebook, "C-n" a Gem Jam point of ``CLARIFICATIONS.md``.
+starts. Rule comments name the section of ``docs/gemjam.md`` (the rules as implemented) they follow.
 
-How the game advances. ``state.tasks`` is a stack of pending steps (plain lists such as
-``["pay", payer, receiver, amount]``); :func:`run` pops and runs them until one asks a seat a
-question. A question is ``state.decision``: a *composite* choice given by every legal complete
-answer as a tuple of action ids (``cands``); the seat answers one id at a time, each step's mask
-being the distinct next ids of the tuples that agree with what it chose so far. So every mask is
-exact and no choice leads to a dead end. When the last id is chosen the decision's finishing
-step (``FINISH[why]``) runs. The stack of spells lives in :mod:`gemenvs.gemjam.stack`, the spell
-effects in :mod:`gemenvs.gemjam.spells`; both register their steps in :data:`TASKS` and
-:data:`FINISH`.
+The game advances by steps: ``state.tasks`` is a stack of pending steps (plain lists such as
+``["pay", payer, receiver, amount]``), and a step that needs a seat's choice puts a question to it
+with :func:`ask`: a *composite* choice given by every legal complete answer as a list of action
+ids, answered one id at a time, each step's mask being the distinct next ids of the answers that
+agree with what it chose so far. So every mask is exact and no choice leads to a dead end. The
+step handlers here (``<name>_step``), the decisions' finishing handlers (``finish_<kind>``) and the
+builders of answers are plain functions; :mod:`gemenvs.gemjam.steps` gathers them into the
+engine's tables and runs them. The stack of spells lives in :mod:`gemenvs.gemjam.stack`, spell
+targets in :mod:`gemenvs.gemjam.targets`, the cards' effects in :mod:`gemenvs.gemjam.spells`.
 """
 from __future__ import annotations
 
@@ -41,31 +40,6 @@ ADJUST_LABELS = ("none", "move", "swap")
 
 # a set in a Shrine: [id, type, guarded 0/1, broken-this-turn 0/1, sorted gem kinds]
 S_ID, S_TYPE, S_GUARD, S_BROKEN, S_GEMS = range(5)
-
-#: step name -> handler(state, cfg, task); filled here and by stack.py / spells.py
-TASKS: dict = {}
-#: decision ``why`` -> finishing handler(state, cfg, player, chosen ids, ctx)
-FINISH: dict = {}
-#: decision ``why`` -> builder(state, cfg, player, ctx) of its candidate tuples (for decisions
-#: that depend on hidden cards, rebuilt when hidden cards are redrawn)
-BUILD: dict = {}
-
-
-def task(name):
-    """Register a step handler under ``name``."""
-    def deco(fn):
-        TASKS[name] = fn
-        return fn
-    return deco
-
-
-def finish(name):
-    """Register the finishing handler of decisions ``why=name``."""
-    def deco(fn):
-        FINISH[name] = fn
-        return fn
-    return deco
-
 
 @dataclass(frozen=True)
 class Options:
@@ -206,6 +180,12 @@ def _clone(x):
     return x
 
 
+def new_entry(kind: int, caster: int) -> dict:
+    """A stack entry with no targets."""
+    return {"k": kind, "c": caster, "x": 0, "m": 0, "t": -1, "tp": -1, "s": -1, "g": -1, "s2": -1, "g2": -1,
+            "v": -1, "dt": 0, "nodt": 0}
+
+
 # ---------------------------------------------------------------------------------- setup
 
 
@@ -239,7 +219,6 @@ def new_state(cfg: Config, seed: int) -> GemJamState:
     s.events = []
     s.hidden = []
     s.over, s.winners, s.end_reason = 0, [], ""
-    run(s, cfg)
     return s
 
 
@@ -253,30 +232,6 @@ def ask(state: GemJamState, cfg: Config, p: int, why: str, cands: list, ctx: dic
         raise AssertionError(f"decision {why!r} for seat {p} has no legal answer")
     state.decision = {"why": why, "p": p, "cands": cands, "pre": [], "ctx": ctx or {},
                       "opts": sorted({c[0] for c in cands})}
-
-
-def answer(state: GemJamState, cfg: Config, p: int, a: int) -> None:
-    """Apply one step ``a`` of the pending decision; finish it when an answer is complete, then run."""
-    d = state.decision
-    pre = d["pre"]
-    pre.append(a)
-    k = len(pre)
-    cands = [c for c in d["cands"] if c[k - 1] == a]
-    if len(cands[0]) == k:
-        state.decision = None
-        FINISH[d["why"]](state, cfg, p, pre, d["ctx"])
-        run(state, cfg)
-    else:
-        d["cands"] = cands
-        d["opts"] = sorted({c[k] for c in cands})
-
-
-def run(state: GemJamState, cfg: Config) -> None:
-    """Run pending steps until a seat must decide or the game is over."""
-    tasks = state.tasks
-    while state.decision is None and not state.over:
-        t = tasks.pop()
-        TASKS[t[0]](state, cfg, t)
 
 
 def event(state: GemJamState, *items, to: int = -1) -> None:
@@ -429,8 +384,7 @@ def receive_gem(state: GemJamState, cfg: Config, p: int, kind: int, keep_type: i
     ask(state, cfg, p, "place", place_cands(state, cfg, p, types), {"k": kind})
 
 
-@finish("place")
-def _finish_place(state, cfg, p, pre, ctx):
+def finish_place(state, cfg, p, pre, ctx):
     state.transit.remove(ctx["k"])
     put_gem(state, cfg, p, ctx["k"], pre[0] - cfg.TYPE, pre[1])
 
@@ -588,13 +542,11 @@ def draw_cards(state: GemJamState, cfg: Config, p: int, count: int) -> bool:
     return True
 
 
-@task("draw")
-def _task_draw(state, cfg, t):
+def draw_step(state, cfg, t):
     draw_cards(state, cfg, t[1], t[2])
 
 
-@task("discard")
-def _task_discard(state, cfg, t):
+def discard_step(state, cfg, t):
     """``["discard", p, count]``: ``p`` discards ``count`` cards of its choice, one at a time, if it can."""
     p, count = t[1], t[2]
     if count <= 0 or not state.hands[p]:
@@ -609,11 +561,8 @@ def build_hand_choice(state, cfg, p, ctx):
     return [[cfg.CARD + k] for k in sorted(set(state.hands[p]))]
 
 
-BUILD["discard"] = build_hand_choice
 
-
-@finish("discard")
-def _finish_discard(state, cfg, p, pre, ctx):
+def finish_discard(state, cfg, p, pre, ctx):
     k = pre[0] - cfg.CARD
     move_rebirth(state, cfg, k, f"hand{p}", "discard", "spent")
     hand_remove(state, p, k)
@@ -621,14 +570,12 @@ def _finish_discard(state, cfg, p, pre, ctx):
     event(state, "discard", p, k)
 
 
-@task("yes_draw")
-def _task_yes_draw(state, cfg, t):
+def yes_draw_step(state, cfg, t):
     """``["yes_draw", p, why]``: ``p`` may draw one card (Armageddon, Forced Wager, Lucky Draw)."""
     ask(state, cfg, t[1], "may_draw", [[cfg.YES], [cfg.PASS]], {"why": t[2]})
 
 
-@finish("may_draw")
-def _finish_may_draw(state, cfg, p, pre, ctx):
+def finish_may_draw(state, cfg, p, pre, ctx):
     if pre[0] == cfg.YES:
         event(state, "draws", p, 1)
         draw_cards(state, cfg, p, 1)
@@ -665,8 +612,7 @@ def payable(state: GemJamState, cfg: Config, p: int) -> tuple[list, int]:
     return cands, total
 
 
-@task("pay")
-def _task_pay(state, cfg, t):
+def pay_step(state, cfg, t):
     """``["pay", payer, receiver, amount]``: one card at a time, chosen by the payer, until the
     amount is covered; when everything eligible does not cover it, all of it goes and the rest is
     forgiven (§14, C-7, S-72)."""
@@ -691,11 +637,8 @@ def build_pay(state, cfg, p, ctx):
     return payable(state, cfg, p)[0]
 
 
-BUILD["pay"] = build_pay
 
-
-@finish("pay")
-def _finish_pay(state, cfg, p, pre, ctx):
+def finish_pay(state, cfg, p, pre, ctx):
     transfer(state, cfg, p, ctx["r"], ctx["left"], pre)
 
 
@@ -732,8 +675,7 @@ def receive_card(state: GemJamState, cfg: Config, p: int, k: int) -> None:
         vault_add_public(state, p, k)
 
 
-@finish("receive_guardian")
-def _finish_receive_guardian(state, cfg, p, pre, ctx):
+def finish_receive_guardian(state, cfg, p, pre, ctx):
     k = ctx["k"]
     state.transit.remove(k)
     if pre[0] == cfg.BANK + k:
@@ -795,8 +737,7 @@ def timer_due(state: GemJamState, cfg: Config, step: str) -> bool:
     return True
 
 
-@finish("timer")
-def _finish_timer(state, cfg, p, pre, ctx):
+def finish_timer(state, cfg, p, pre, ctx):
     if pre[0] == cfg.YES:
         hand = state.hands[state.turn]
         k = hand[int(state.rng.integers(len(hand)))]
@@ -808,8 +749,7 @@ def _finish_timer(state, cfg, p, pre, ctx):
         event(state, "timer_declined", p, state.turn)
 
 
-@task("turn_start")
-def _turn_start(state, cfg, t):
+def turn_start_step(state, cfg, t):
     p = state.turn
     state.plays, state.timer, state.timer_used = PLAYS_PER_TURN, 0, 0
     state.hand_was_empty = int(not state.hands[p])
@@ -822,15 +762,13 @@ def _turn_start(state, cfg, t):
     state.tasks.append(["adjust", 0])
 
 
-@task("adjust")
-def _task_adjust(state, cfg, t):
+def adjust_step(state, cfg, t):
     if not t[1] and timer_due(state, cfg, "adjust"):
         return
     ask(state, cfg, state.turn, "adjust", adjust_cands(state, cfg, state.turn))
 
 
-@task("after_adjust")
-def _after_adjust(state, cfg, t):
+def after_adjust_step(state, cfg, t):
     # S-152: the win check runs again after the adjustment, before the draw
     if check_win(state, cfg):
         return
@@ -840,18 +778,7 @@ def _after_adjust(state, cfg, t):
     draw_cards(state, cfg, p, count)
 
 
-@task("plays")
-def _task_plays(state, cfg, t):
-    if check_win(state, cfg):
-        return
-    if not t[1] and timer_due(state, cfg, "plays"):
-        return
-    from gemenvs.gemjam.spells import play_cands
-    ask(state, cfg, state.turn, "play", play_cands(state, cfg, state.turn))
-
-
-@task("turn_end")
-def _turn_end(state, cfg, t):
+def turn_end_step(state, cfg, t):
     p = state.turn
     state.spent_rebirths = []  # S-108: "once per turn"; nothing is cast after the play stage
     hand = state.hands[p]
@@ -876,11 +803,8 @@ def _turn_end(state, cfg, t):
     state.tasks.append(["turn_start"])
 
 
-BUILD["bottom"] = build_hand_choice
 
-
-@finish("bottom")
-def _finish_bottom(state, cfg, p, pre, ctx):
+def finish_bottom(state, cfg, p, pre, ctx):
     # S-116: one at a time, each below the previous; only their owner knows them
     k = pre[0] - cfg.CARD
     hand_remove(state, p, k, public=False)
@@ -943,8 +867,7 @@ def adjust_cands(state: GemJamState, cfg: Config, p: int) -> list:
     return out
 
 
-@finish("adjust")
-def _finish_adjust(state, cfg, p, pre, ctx):
+def finish_adjust(state, cfg, p, pre, ctx):
     if pre[0] == cfg.ADJ:
         return
     shrine = state.shrines[p]

@@ -11,119 +11,12 @@ from bisect import insort
 
 from gemenvs.gemjam import rules
 from gemenvs.gemjam.rules import (
-    BUILD, MAX_SETS, S_GEMS, S_GUARD, S_ID, S_TYPE, arrange, ask, destinations, discard_card, draw_cards, event,
-    draw_one, find_set, finish, gem_types_for, hand_add_public, hand_remove, is_complete, move_all_rebirths,
-    move_rebirth, put_gem, receive_gem, remove_gem, spent_in, task, to_king, vault_remove,
+    MAX_SETS, S_GEMS, S_GUARD, S_ID, S_TYPE, arrange, ask, check_win, destinations, discard_card, draw_cards,
+    draw_one, event, find_set, gem_types_for, hand_add_public, hand_remove, is_complete, move_all_rebirths,
+    move_rebirth, put_gem, receive_gem, remove_gem, spent_in, timer_due, to_king, vault_remove,
 )
-from gemenvs.gemjam.stack import cancel_top, cast, new_entry, recast
-
-
-def _opponents(state, p: int) -> list[int]:
-    """``p``'s opponents clockwise from its left."""
-    return [(p + j) % state.n for j in range(1, state.n)]
-
-
-def _rel(cfg, p: int, q: int) -> int:
-    """The ``target_player`` action id naming ``q`` from ``p``'s seat."""
-    return cfg.TP + (q - p) % cfg.n
-
-
-def jam_types(state, cfg, p: int) -> list[int]:
-    """Types ``p`` may cast Gem Jam for: a Basic or Dual Gem of the type in its Shrine (§10)."""
-    m = cfg.m
-    out = set()
-    for s in state.shrines[p]:
-        if any(m.is_basic[k] or m.is_dual[k] for k in s[S_GEMS]):
-            out.add(s[S_TYPE])
-    return sorted(out)
-
-
-def _sets(state, cfg, q: int, want) -> list[int]:
-    """Slots of ``q``'s sets for which ``want(set)`` holds (addressable slots only; the caller has
-    arranged the Shrines, :func:`gemenvs.gemjam.rules.arrange`)."""
-    return [i for i, s in enumerate(state.shrines[q][:MAX_SETS]) if want(s)]
-
-
-def _unprotected_complete(cfg):
-    return lambda s: not s[S_GUARD] and is_complete(cfg, s)
-
-
-def _incomplete(cfg):
-    return lambda s: not is_complete(cfg, s)
-
-
-def _with_basic(cfg):
-    return lambda s: not s[S_GUARD] and cfg.basic_of[s[S_TYPE]] in s[S_GEMS]
-
-
-def target_tails(state, cfg, p: int, kind: int, recast: bool = False) -> list[list[int]]:
-    """Every legal choice of targets for ``p`` casting ``kind`` (empty list: not castable now).
-    ``recast``: a Chaos Cube player recasting, its own gems excluded from the targeted side (C-6)."""
-    eff = cfg.eff[kind]
-    n = state.n
-    opps = _opponents(state, p)
-    if eff == "any_gem_jam":
-        return [[cfg.TYPE + t] for t in jam_types(state, cfg, p)]
-    if eff == "paired_gem_jam":
-        ok = set(jam_types(state, cfg, p))
-        return [[cfg.TYPE + t, _rel(cfg, p, q)] for t in cfg.m.types[kind] if t in ok for q in opps]
-    if eff in ("double_trouble", "shakedown", "howling_fear"):
-        return [[_rel(cfg, p, q)] for q in opps]
-    if eff == "eye_see":
-        return [[_rel(cfg, p, q)] for q in opps if state.hands[q]]
-    if eff == "sirens_call":
-        return [[_rel(cfg, p, q)] for q in range(n)]
-    if eff in ("kings_ransom", "take_two", "lucky_draw", "fire_reborn", "natures_rebirth", "sleep_spell", "freeze"):
-        return [[]]
-    if eff == "reanimate":
-        return [[]] if state.discard else []
-    if eff in ("dragons_loot", "armageddon"):
-        return [[_rel(cfg, p, q), cfg.SET + i] for q in opps for i in _sets(state, cfg, q, _unprotected_complete(cfg))]
-    if eff in ("tsunami", "golem_grab"):
-        return [[_rel(cfg, p, q), cfg.SET + i] for q in opps for i in _sets(state, cfg, q, _with_basic(cfg))]
-    if eff in ("meteor_strike", "rat", "forced_wager"):
-        who = opps if (eff != "forced_wager" or recast) else [p] + opps  # S-94, S-99
-        return [[_rel(cfg, p, q), cfg.SET + i, cfg.CARD + k] for q in who
-                for i in _sets(state, cfg, q, _incomplete(cfg)) for k in sorted(set(state.shrines[q][i][S_GEMS]))]
-    if eff == "switch":
-        mine = [[cfg.SET + i, cfg.CARD + k] for i in _sets(state, cfg, p, _incomplete(cfg))
-                for k in sorted(set(state.shrines[p][i][S_GEMS]))]
-        theirs = [[_rel(cfg, p, q), cfg.SET + i, cfg.CARD + k] for q in opps
-                  for i in _sets(state, cfg, q, _incomplete(cfg)) for k in sorted(set(state.shrines[q][i][S_GEMS]))]
-        return [a + b for a in mine for b in theirs]
-    if eff == "greedy_goblin":
-        out = [[_rel(cfg, p, q)] for q in range(n) if state.vaults[q]]
-        return out + ([[cfg.KV]] if state.king else [])
-    if eff == "basilisk":
-        out = [[_rel(cfg, p, q)] for q in opps if state.vaults[q]]
-        return out + ([[cfg.KV]] if state.king else [])
-    if eff == "gem_guardian":
-        return [[cfg.SET + i] for i in _sets(state, cfg, p, _unprotected_complete(cfg))]
-    return []  # reactive spells are cast only in a window (S-9)
-
-
-def decode(state, cfg, p: int, kind: int, tail: list[int], entry: dict | None = None) -> dict:
-    """The stack entry of ``p`` casting ``kind`` at the targets ``tail`` (action ids)."""
-    e = entry if entry is not None else new_entry(kind, p)
-    e["c"] = p
-    n = state.n
-    if cfg.eff[kind] == "switch":
-        e["s2"] = state.shrines[p][tail[0] - cfg.SET][S_ID]
-        e["g2"] = tail[1] - cfg.CARD
-        tail = tail[2:]
-    for a in tail:
-        if cfg.TYPE <= a < cfg.TYPE + cfg.T:
-            e["t"] = a - cfg.TYPE
-        elif cfg.TP <= a < cfg.TP + n:
-            e["tp"] = e["v"] = (p + a - cfg.TP) % n
-        elif a == cfg.KV:
-            e["v"] = n
-        elif cfg.SET <= a < cfg.SET + MAX_SETS:
-            owner = e["tp"] if e["tp"] >= 0 else p
-            e["s"] = state.shrines[owner][a - cfg.SET][S_ID]
-        elif cfg.CARD <= a < cfg.CARD + cfg.K:
-            e["g"] = a - cfg.CARD
-    return e
+from gemenvs.gemjam.stack import cancel_top, cast, recast
+from gemenvs.gemjam.targets import entry_with_targets, opponents, target_tails
 
 
 # ---------------------------------------------------------------------------------- the play decision
@@ -149,11 +42,18 @@ def play_cands(state, cfg, p: int, ctx=None) -> list:
     return out
 
 
-BUILD["play"] = play_cands
+
+def plays_step(state, cfg, t):
+    """``["plays", timer_asked]``: the turn player's next play, after the win check (and the
+    timer penalty question, unless it was just asked)."""
+    if check_win(state, cfg):
+        return
+    if not t[1] and timer_due(state, cfg, "plays"):
+        return
+    ask(state, cfg, state.turn, "play", play_cands(state, cfg, state.turn))
 
 
-@finish("play")
-def _finish_play(state, cfg, p, pre, ctx):
+def finish_play(state, cfg, p, pre, ctx):
     a = pre[0]
     if a == cfg.END:
         state.tasks.append(["turn_end"])
@@ -165,7 +65,7 @@ def _finish_play(state, cfg, p, pre, ctx):
         if cfg.m.is_gem[k]:
             play_gem(state, cfg, p, k, pre[1] - cfg.TYPE, pre[2])
         else:
-            cast(state, cfg, p, decode(state, cfg, p, k, pre[1:]))
+            cast(state, cfg, p, entry_with_targets(state, cfg, p, k, pre[1:]))
     else:
         k = a - cfg.BANK
         move_rebirth(state, cfg, k, f"hand{p}", f"vault{p}", "spent")
@@ -212,7 +112,7 @@ def _gem_jam(state, cfg, e: dict, payers: list[int]) -> None:
 
 def any_gem_jam(state, cfg, e):
     """Any 1 Gem Type Gem Jam: every opponent pays, clockwise from the caster's left (S-64)."""
-    _gem_jam(state, cfg, e, _opponents(state, e["c"]))
+    _gem_jam(state, cfg, e, opponents(state, e["c"]))
 
 
 def paired_gem_jam(state, cfg, e):
@@ -235,7 +135,7 @@ def shakedown(state, cfg, e):
 
 def kings_ransom(state, cfg, e):
     """King's Ransom: every opponent pays 3, clockwise from the caster's left."""
-    for q in reversed(_opponents(state, e["c"])):
+    for q in reversed(opponents(state, e["c"])):
         state.tasks.append(["pay", q, e["c"], 3])
 
 
@@ -325,8 +225,7 @@ def switch(state, cfg, e):
     receive_gem(state, cfg, c, e["g"], keep_type=t_theirs)
 
 
-@task("receive")
-def _task_receive(state, cfg, t):
+def receive_step(state, cfg, t):
     """``["receive", p, kind, type]``: a gem in transit arrives in ``p``'s Shrine."""
     state.transit.remove(t[2])
     receive_gem(state, cfg, t[1], t[2], keep_type=t[3])
@@ -371,11 +270,8 @@ def build_aside_choice(state, cfg, p, ctx):
     return out + ([[cfg.PASS]] if ctx.get("pass") else [])
 
 
-BUILD["eye_see"] = build_aside_choice
 
-
-@finish("eye_see")
-def _finish_eye_see(state, cfg, p, pre, ctx):
+def finish_eye_see(state, cfg, p, pre, ctx):
     aside = state.aside
     q, cards = aside["from"], list(aside["cards"])
     if pre[0] != cfg.PASS:
@@ -398,7 +294,7 @@ def _finish_eye_see(state, cfg, p, pre, ctx):
 def howling_fear(state, cfg, e):
     """Howling Fear: the chosen opponent discards two, then each other opponent one, clockwise
     from the caster's left; each discarder chooses (S-102)."""
-    for q in reversed(_opponents(state, e["c"])):
+    for q in reversed(opponents(state, e["c"])):
         if q != e["tp"]:
             state.tasks.append(["discard", q, 1])
     state.tasks.append(["discard", e["tp"], 2])
@@ -426,11 +322,8 @@ def lucky_draw(state, cfg, e):
     ask(state, cfg, c, "lucky_draw", build_aside_choice(state, cfg, c, {}))
 
 
-BUILD["lucky_draw"] = build_aside_choice
 
-
-@finish("lucky_draw")
-def _finish_lucky_draw(state, cfg, p, pre, ctx):
+def finish_lucky_draw(state, cfg, p, pre, ctx):
     k = pre[0] - cfg.CARD
     cards = state.aside["cards"]
     move_rebirth(state, cfg, k, "aside", "discard", "spent")  # the discard is one of the three (S-146)
@@ -441,7 +334,7 @@ def _finish_lucky_draw(state, cfg, p, pre, ctx):
     hand_remove(state, p, k)  # public: whoever knew this card in p's hand (put under the pile) no longer does
     discard_card(state, k)
     event(state, "discard", p, k)
-    for q in reversed(_opponents(state, p)):
+    for q in reversed(opponents(state, p)):
         state.tasks.append(["yes_draw", q, "lucky_draw"])
 
 
@@ -459,8 +352,7 @@ def reanimate(state, cfg, e):
     ask(state, cfg, e["c"], "reanimate", [[cfg.CARD + k] for k in sorted(set(state.discard))])
 
 
-@finish("reanimate")
-def _finish_reanimate(state, cfg, p, pre, ctx):
+def finish_reanimate(state, cfg, p, pre, ctx):
     k = pre[0] - cfg.CARD
     move_rebirth(state, cfg, k, "discard", f"hand{p}", "unspent")
     state.discard.remove(k)
@@ -504,11 +396,8 @@ def build_goblin(state, cfg, p, ctx):
     return [[cfg.CARD + k] for k in sorted(set(zone))]
 
 
-BUILD["greedy_goblin"] = build_goblin
 
-
-@finish("greedy_goblin")
-def _finish_greedy_goblin(state, cfg, p, pre, ctx):
+def finish_greedy_goblin(state, cfg, p, pre, ctx):
     k, v = pre[0] - cfg.CARD, ctx["v"]
     if v < state.n:
         move_rebirth(state, cfg, k, f"vault{v}", f"hand{p}", "unspent")
@@ -551,11 +440,8 @@ def build_basilisk(state, cfg, p, ctx):
     return out + ([[cfg.BANK + cards[0]]] if len(cards) == 1 else [])
 
 
-BUILD["basilisk"] = build_basilisk
 
-
-@finish("basilisk")
-def _finish_basilisk(state, cfg, p, pre, ctx):
+def finish_basilisk(state, cfg, p, pre, ctx):
     cards = list(state.aside["cards"])
     a = pre[0]
     if a >= cfg.CARD:
@@ -598,8 +484,7 @@ def counter_spell(state, cfg, e):
         ask(state, cfg, c, "counter_return", cands)
 
 
-@finish("counter_return")
-def _finish_counter_return(state, cfg, p, pre, ctx):
+def finish_counter_return(state, cfg, p, pre, ctx):
     s = state.shrines[p][pre[0] - cfg.SET]
     k = pre[1] - cfg.CARD
     remove_gem(state, p, s, k)
@@ -621,13 +506,13 @@ def chaos_cube(state, cfg, e):
 
 def sleep_spell(state, cfg, e):
     """Sleep Spell: every opponent casts no spell in its own next turn (banking allowed) (S-111)."""
-    for q in _opponents(state, e["c"]):
+    for q in opponents(state, e["c"]):
         state.sleep_next[q] = 1
 
 
 def freeze(state, cfg, e):
     """Freeze: every opponent plays no Gem Card from hand in its own next turn (S-112)."""
-    for q in _opponents(state, e["c"]):
+    for q in opponents(state, e["c"]):
         state.freeze_next[q] = 1
 
 
@@ -637,12 +522,4 @@ def sirens_call(state, cfg, e):
     draw_cards(state, cfg, e["c"], 1)
 
 
-#: effect name (manifest) -> the card's function
-EFFECTS = {name: globals()[name] for name in (
-    "any_gem_jam", "paired_gem_jam", "double_trouble", "shakedown", "kings_ransom",
-    "dragons_loot", "armageddon", "meteor_strike", "tsunami", "rat", "switch", "golem_grab", "forced_wager",
-    "eye_see", "howling_fear", "take_two", "lucky_draw", "fire_reborn", "reanimate", "natures_rebirth",
-    "greedy_goblin", "basilisk", "gem_guardian", "counter_spell", "diabolic_denial", "chaos_cube",
-    "sleep_spell", "freeze", "sirens_call")}
-
-__all__ = ["EFFECTS", "decode", "play_cands", "target_tails"]
+__all__ = ["play_cands", "plays_step"]

@@ -12,15 +12,8 @@ from __future__ import annotations
 
 from gemenvs.gemjam import rules
 from gemenvs.gemjam.data import GEM_TARGETING
-from gemenvs.gemjam.rules import ask, event, finish, hand_remove, move_rebirth, task
-
-BUILD = rules.BUILD
-
-
-def new_entry(kind: int, caster: int) -> dict:
-    """A stack entry with no targets."""
-    return {"k": kind, "c": caster, "x": 0, "m": 0, "t": -1, "tp": -1, "s": -1, "g": -1, "s2": -1, "g2": -1,
-            "v": -1, "dt": 0, "nodt": 0}
+from gemenvs.gemjam.rules import ask, event, hand_remove, move_rebirth, new_entry
+from gemenvs.gemjam.targets import entry_with_targets, target_tails
 
 
 def cast(state, cfg, p: int, entry: dict) -> None:
@@ -57,11 +50,8 @@ def react_cands(state, cfg, q: int, ctx=None) -> list:
     return out
 
 
-BUILD["react"] = react_cands
 
-
-@task("window")
-def _window(state, cfg, t):
+def window_step(state, cfg, t):
     """``["window", i]``: the i-th responder to the top spell decides; after the last, resolve."""
     order = responders(state, state.stack[-1]["c"])
     i = t[1]
@@ -72,8 +62,7 @@ def _window(state, cfg, t):
     ask(state, cfg, q, "react", react_cands(state, cfg, q), {"i": i})
 
 
-@finish("react")
-def _finish_react(state, cfg, p, pre, ctx):
+def finish_react(state, cfg, p, pre, ctx):
     if pre[0] == cfg.PASS:
         state.tasks.append(["window", ctx["i"] + 1])
         return
@@ -93,21 +82,19 @@ def double_cands(state, cfg, p: int, ctx=None) -> list:
     return [[cfg.PASS]] + ([[cfg.PLAY + cfg.m.double_trouble]] if may_double(state, cfg, e) else [])
 
 
-BUILD["double"] = double_cands
 
-
-@task("resolve")
-def _resolve(state, cfg, t):
-    """Resolve the top of the stack; the entries below follow without new windows (§16, C-4)."""
-    from gemenvs.gemjam.spells import EFFECTS
+def resolve_top(state, cfg) -> dict | None:
+    """The ``["resolve"]`` step up to the effect: resolve the top of the stack, the entries below
+    following without new windows (§16, C-4). Returns the entry whose card's effect applies now
+    (the caller, :func:`gemenvs.gemjam.steps.resolve_step`, applies it), or None."""
     if not state.stack:
-        return
+        return None
     e = state.stack[-1]
     if not e["x"] and not e["nodt"] and cfg.eff[e["k"]] in ("any_gem_jam", "paired_gem_jam"):
         # always asked (a forced pass when it holds no Double Trouble), so that nobody learns
         # from the question itself whether the caster holds one (S-141)
         ask(state, cfg, e["c"], "double", double_cands(state, cfg, e["c"]))
-        return
+        return None
     state.stack.pop()
     state.resolving.append(e["k"])
     state.tasks.append(["resolve"])
@@ -115,15 +102,14 @@ def _resolve(state, cfg, t):
     if e["x"]:
         event(state, "cancelled", e["c"], e["k"])
         state.tasks.append(["to_discard", e["k"]])
-        return
+        return None
     if eff not in ("gem_guardian", "chaos_cube"):
         state.tasks.append(["to_discard", e["k"]])
     event(state, "resolve", e["c"], e["k"])
-    EFFECTS[eff](state, cfg, e)
+    return e
 
 
-@finish("double")
-def _finish_double(state, cfg, p, pre, ctx):
+def finish_double(state, cfg, p, pre, ctx):
     e = state.stack[-1]
     if pre[0] == cfg.PASS:
         e["nodt"] = 1
@@ -147,7 +133,6 @@ def recast(state, cfg, cube: dict) -> None:
     """A resolving Chaos Cube's player takes over the spell below and chooses its new targets now
     (its own gems excluded from the targeted side); with none the stolen spell fails. The recast
     is that player's, uses no play and gets its own window (C-6, S-89..S-93, S-142)."""
-    from gemenvs.gemjam.spells import target_tails
     c = cube["c"]
     stolen = state.stack[-1]
     rules.arrange(state, cfg)
@@ -162,20 +147,17 @@ def recast(state, cfg, cube: dict) -> None:
     ask(state, cfg, c, "chaos_cube", tails, {"cc": cube["k"]})
 
 
-@finish("chaos_cube")
-def _finish_recast(state, cfg, p, pre, ctx):
-    from gemenvs.gemjam.spells import decode
+def finish_chaos_cube(state, cfg, p, pre, ctx):
     stolen = state.stack[-1]
     for f in ("t", "tp", "s", "g", "s2", "g2", "v"):
         stolen[f] = -1
-    decode(state, cfg, p, stolen["k"], pre, stolen)
+    entry_with_targets(state, cfg, p, stolen["k"], pre, stolen)
     event(state, "recast", p, stolen["k"], stolen["tp"])
     state.tasks.append(["window", 0])
     state.tasks.append(["to_discard", ctx["cc"]])
 
 
-@task("to_discard")
-def _to_discard(state, cfg, t):
+def to_discard_step(state, cfg, t):
     """A resolved (or cancelled, or failed) spell goes to the Discard Pile (§17)."""
     move_rebirth(state, cfg, t[1], "stack", "discard", "spent")
     state.resolving.remove(t[1])
