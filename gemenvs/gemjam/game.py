@@ -37,7 +37,7 @@ class GemJam(Game):
                  max_rounds: int = 100, manifest=None):
         self.opts = Options(num_players, turn_decision_limit, sirens_call, max_rounds, manifest)
         self.cfg = rules.Config(self.opts)
-        self.manifest = self.cfg.m
+        self.manifest = self.cfg.manifest
         self.num_players = self.opts.num_players
         self.action_spec = self.cfg.actions
         self.encoder = Encoder(self.cfg)
@@ -107,7 +107,7 @@ class GemJam(Game):
 
     def play(self, state: GemJamState, player: int, action: int) -> None:
         d = state.decision
-        if (d["why"] in PRIVATE_ANSWERS) or self.cfg.BANK <= action < self.cfg.BANK + self.cfg.K:
+        if (d["why"] in PRIVATE_ANSWERS) or self.cfg.BANK <= action < self.cfg.BANK + self.cfg.num_kinds:
             state.hidden.append(len(state.log) - 1)
         steps.answer(state, self.cfg, player, action)
 
@@ -138,8 +138,8 @@ class GemJam(Game):
             if rules.is_complete(self.cfg, s):
                 complete += 1
             else:
-                size = self.cfg.size[s[rules.S_TYPE]]
-                fills.append(min(len(s[rules.S_GEMS]), size - 1) / size)
+                size = self.cfg.set_size[s.gem_type]
+                fills.append(min(len(s.gems), size - 1) / size)
         if complete >= 4:
             return 1.0
         fills.sort(reverse=True)

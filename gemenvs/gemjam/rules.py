@@ -38,8 +38,109 @@ MAX_SETS = 24
 STACK_SHOWN = 6
 ADJUST_LABELS = ("none", "move", "swap")
 
-# a set in a Shrine: [id, type, guarded 0/1, broken-this-turn 0/1, sorted gem kinds]
-S_ID, S_TYPE, S_GUARD, S_BROKEN, S_GEMS = range(5)
+
+
+class ShrineSet:
+    """One set in a Shrine (docs/gemjam.md, "Sets in the Shrine"); in the state's JSON form the list
+    ``[set_id, gem_type, guarded, broken, gems]``."""
+
+    __slots__ = ("set_id", "gem_type", "guarded", "broken", "gems")
+
+    def __init__(self, set_id: int, gem_type: int, guarded: int = 0, broken: int = 0, gems: list | None = None):
+        #: unique in the game (``state.next_set`` numbers sets as they are made); spells aim at it
+        self.set_id = set_id
+        #: the gem type every gem of the set represents
+        self.gem_type = gem_type
+        #: 1 while a Gem Guardian is attached to it
+        self.guarded = guarded
+        #: 1 when its owner's adjustment left it incomplete this turn (forfeited at the turn's end
+        #: unless complete again)
+        self.broken = broken
+        #: its gems' kinds, sorted
+        self.gems = gems if gems is not None else []
+
+    def copy(self) -> ShrineSet:
+        """An independent copy."""
+        return ShrineSet(self.set_id, self.gem_type, self.guarded, self.broken, list(self.gems))
+
+    def to_json(self) -> list:
+        """The set as the state's JSON form holds it."""
+        return [self.set_id, self.gem_type, self.guarded, self.broken, list(self.gems)]
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ShrineSet) and self.to_json() == other.to_json()
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"ShrineSet{tuple(self.to_json())}"
+
+
+class StackEntry:
+    """A spell on the response stack with the targets fixed when it was cast (docs/gemjam.md,
+    "Spells: casting and the stack"); -1 where a target does not apply. In the state's JSON form a
+    dict under the short keys of :data:`STACK_ENTRY_KEYS`."""
+
+    __slots__ = ("kind", "caster", "cancelled", "doublings", "gem_type", "target_player", "target_set",
+                 "target_gem", "own_set", "own_gem", "vault", "attached", "double_declined")
+
+    def __init__(self, kind: int, caster: int):
+        #: the card's kind
+        self.kind = kind
+        #: who cast it (the Chaos Cube player after a recast)
+        self.caster = caster
+        #: 1 once a Counter Spell or Diabolic Denial cancelled it
+        self.cancelled = 0
+        #: Double Troubles that doubled it (a Gem Jam)
+        self.doublings = 0
+        #: the Gem Jam's gem type
+        self.gem_type = -1
+        #: the target player (a seat)
+        self.target_player = -1
+        #: the target set's ``set_id`` (in the target player's Shrine, else the caster's)
+        self.target_set = -1
+        #: the target gem's kind (in the target set)
+        self.target_gem = -1
+        #: Switch: the caster's own set id and gem kind
+        self.own_set = -1
+        self.own_gem = -1
+        #: the Vault searched (Greedy Goblin, Basilisk): a seat, or the number of players for the King's Vault
+        self.vault = -1
+        #: 1 for a Double Trouble attached to the Gem Jam below it
+        self.attached = 0
+        #: 1 once the Gem Jam's caster passed on attaching a Double Trouble
+        self.double_declined = 0
+
+    def clear_targets(self) -> None:
+        """Forget the targets (a Chaos Cube recast chooses them anew)."""
+        self.gem_type = self.target_player = self.target_set = self.target_gem = -1
+        self.own_set = self.own_gem = self.vault = -1
+
+    def copy(self) -> StackEntry:
+        """An independent copy."""
+        c = StackEntry.__new__(StackEntry)
+        for f in StackEntry.__slots__:
+            setattr(c, f, getattr(self, f))
+        return c
+
+    def to_json(self) -> dict:
+        """The entry as the state's JSON form holds it."""
+        return {key: getattr(self, f) for f, key in STACK_ENTRY_KEYS.items()}
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, StackEntry) and self.to_json() == other.to_json()
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"StackEntry({self.to_json()})"
+
+
+#: a stack entry's fields -> their keys in the state's JSON form (which keeps its short spelling)
+STACK_ENTRY_KEYS = {"kind": "k", "caster": "c", "cancelled": "x", "doublings": "m", "gem_type": "t",
+                    "target_player": "tp", "target_set": "s", "target_gem": "g", "own_set": "s2", "own_gem": "g2",
+                    "vault": "v", "attached": "dt", "double_declined": "nodt"}
+
 
 @dataclass(frozen=True)
 class Options:
@@ -68,18 +169,18 @@ class Config:
     """Options, manifest tables and the action layout, built once per game."""
 
     def __init__(self, opts: Options, manifest: Manifest | None = None):
-        self.opts = opts
-        self.m = m = manifest if manifest is not None else load_manifest(opts.manifest)
-        self.n = n = opts.num_players
-        self.K = m.num_kinds
-        self.T = m.num_types
-        self.size = m.set_size
+        self.options = opts
+        self.manifest = m = manifest if manifest is not None else load_manifest(opts.manifest)
+        self.num_players = n = opts.num_players
+        self.num_kinds = m.num_kinds
+        self.num_types = m.num_types
+        self.set_size = m.set_size
         self.basic_of = m.basic_of
         self.gold = m.gold
         self.deck = m.deck(opts.sirens_call)
-        self.eff = m.effect
+        self.effect = m.effect
         #: the Nature's Rebirth kinds (S-108: each copy grants its extra play once a turn)
-        self.rebirth = frozenset(m.kind_of_effect.get("natures_rebirth", ()))
+        self.rebirth_kinds = frozenset(m.kind_of_effect.get("natures_rebirth", ()))
         sp = self.actions = ActionSpec()
         names = m.names
         rel = ["self", "+1 (left)", "+2", "+3"][:n]
@@ -102,13 +203,13 @@ class Config:
         sp.add("pass", 1, "pass: no reaction, decline an option, return the card")
         self.PLAY = sp["play"].start
         self.BANK = sp["bank"].start
-        self.END = sp["end_plays"].start
-        self.ADJ = sp["adjust"].start
-        self.TYPE = sp["gem_type"].start
-        self.TP = sp["target_player"].start
-        self.KV = sp["king_vault"].start
+        self.END_PLAYS = sp["end_plays"].start
+        self.ADJUST = sp["adjust"].start
+        self.GEM_TYPE = sp["gem_type"].start
+        self.TARGET_PLAYER = sp["target_player"].start
+        self.KING_VAULT = sp["king_vault"].start
         self.SET = sp["set"].start
-        self.NEW = sp["new_set"].start
+        self.NEW_SET = sp["new_set"].start
         self.CARD = sp["card"].start
         self.YES = sp["yes"].start
         self.PASS = sp["pass"].start
@@ -116,7 +217,8 @@ class Config:
         self.set_needs, self.hard_needs = set_needs(self)
         if self.hard_needs > MAX_SETS:
             raise ValueError(f"Gem Jam addresses {MAX_SETS} set slots per Shrine: a manifest may have at most "
-                             f"{MAX_SETS - (self.hard_needs - self.T)} gem types, this one has {self.T}")
+                             f"{MAX_SETS - (self.hard_needs - self.num_types)} gem types, this one has "
+                             f"{self.num_types}")
 
 
 class GemJamState:
@@ -143,12 +245,12 @@ class GemJamState:
         c.rng.bit_generator.state = self.rng.bit_generator.state
         c.hands = [list(h) for h in self.hands]
         c.vaults = [list(v) for v in self.vaults]
-        c.shrines = [[[s[0], s[1], s[2], s[3], list(s[4])] for s in sh] for sh in self.shrines]
+        c.shrines = [[s.copy() for s in sh] for sh in self.shrines]
         c.draw, c.draw_seen = list(self.draw), list(self.draw_seen)
         c.discard, c.king = list(self.discard), list(self.king)
         c.spent_rebirths = [list(x) for x in self.spent_rebirths]
         c.sleep_next, c.freeze_next = list(self.sleep_next), list(self.freeze_next)
-        c.stack = [dict(e) for e in self.stack]
+        c.stack = [e.copy() for e in self.stack]
         c.resolving, c.transit, c.winners = list(self.resolving), list(self.transit), list(self.winners)
         c.aside = _clone(self.aside)
         c.tasks = [list(t) for t in self.tasks]
@@ -177,13 +279,9 @@ def _clone(x):
         return [_clone(v) for v in x]
     if isinstance(x, dict):
         return {k: _clone(v) for k, v in x.items()}
+    if isinstance(x, (ShrineSet, StackEntry)):
+        return x.to_json()
     return x
-
-
-def new_entry(kind: int, caster: int) -> dict:
-    """A stack entry with no targets."""
-    return {"k": kind, "c": caster, "x": 0, "m": 0, "t": -1, "tp": -1, "s": -1, "g": -1, "s2": -1, "g2": -1,
-            "v": -1, "dt": 0, "nodt": 0}
 
 
 # ---------------------------------------------------------------------------------- setup
@@ -191,7 +289,7 @@ def new_entry(kind: int, caster: int) -> dict:
 
 def new_state(cfg: Config, seed: int) -> GemJamState:
     """Setup (§5): shuffle, deal 5 to each player and 5 to the King's Vault, the rest is the Draw Pile."""
-    n = cfg.n
+    n = cfg.num_players
     s = GemJamState.__new__(GemJamState)
     s.seed, s.log, s.n = int(seed), [], n
     s.rng = np.random.default_rng(seed)
@@ -242,9 +340,9 @@ def event(state: GemJamState, *items, to: int = -1) -> None:
 # ---------------------------------------------------------------------------------- sets
 
 
-def is_complete(cfg: Config, s: list) -> bool:
+def is_complete(cfg: Config, s: ShrineSet) -> bool:
     """Whether a set holds exactly its type's set size of gems, a Basic of the type among them (§1, S-20)."""
-    return len(s[S_GEMS]) == cfg.size[s[S_TYPE]] and cfg.basic_of[s[S_TYPE]] in s[S_GEMS]
+    return len(s.gems) == cfg.set_size[s.gem_type] and cfg.basic_of[s.gem_type] in s.gems
 
 
 def complete_sets(state: GemJamState, cfg: Config, p: int) -> int:
@@ -252,18 +350,18 @@ def complete_sets(state: GemJamState, cfg: Config, p: int) -> int:
     return sum(1 for s in state.shrines[p] if is_complete(cfg, s))
 
 
-def find_set(state: GemJamState, p: int, set_id: int) -> list | None:
+def find_set(state: GemJamState, p: int, set_id: int) -> ShrineSet | None:
     """``p``'s set with id ``set_id``, or None when it is gone (or belongs to someone else now)."""
     for s in state.shrines[p]:
-        if s[S_ID] == set_id:
+        if s.set_id == set_id:
             return s
     return None
 
 
-def remove_gem(state: GemJamState, p: int, s: list, kind: int) -> None:
+def remove_gem(state: GemJamState, p: int, s: ShrineSet, kind: int) -> None:
     """Take one gem of ``kind`` out of set ``s`` of ``p``; an emptied set disappears."""
-    s[S_GEMS].remove(kind)
-    if not s[S_GEMS]:
+    s.gems.remove(kind)
+    if not s.gems:
         state.shrines[p].remove(s)
 
 
@@ -273,16 +371,16 @@ def opponent_basic_types(state: GemJamState, cfg: Config, p: int) -> list[int]:
     for q in range(state.n):
         if q != p:
             for s in state.shrines[q]:
-                if cfg.basic_of[s[S_TYPE]] in s[S_GEMS]:
-                    out.add(s[S_TYPE])
+                if cfg.basic_of[s.gem_type] in s.gems:
+                    out.add(s.gem_type)
     return sorted(out)
 
 
 def gem_types_for(state: GemJamState, cfg: Config, p: int, kind: int) -> list[int]:
     """Types ``p`` may give a gem of ``kind`` it places from hand (Mirror Madness: opponents' Basics)."""
-    if cfg.eff[kind] == "mirror_madness":
+    if cfg.effect[kind] == "mirror_madness":
         return opponent_basic_types(state, cfg, p)
-    return list(cfg.m.types[kind])
+    return list(cfg.manifest.types[kind])
 
 
 def set_needs(cfg: Config) -> tuple[list, int]:
@@ -295,29 +393,29 @@ def set_needs(cfg: Config) -> tuple[list, int]:
     Forced Wager), a payable gem (§14), an unprotected gem (a Move, a Counter Spell return). The
     rest widen the choices as far as the slots allow: each gem kind in an incomplete set (a gem
     to target), each payable kind in an unprotected set (a card to pay). Returns (tests, hard)."""
-    m, size, basic_of = cfg.m, cfg.size, cfg.basic_of
-    paying = [bool(m.is_basic[k] or m.is_dual[k]) for k in range(cfg.K)]
+    m, size, basic_of = cfg.manifest, cfg.set_size, cfg.basic_of
+    paying = [bool(m.is_basic[k] or m.is_dual[k]) for k in range(cfg.num_kinds)]
 
     def complete(s):
-        return len(s[S_GEMS]) == size[s[S_TYPE]] and basic_of[s[S_TYPE]] in s[S_GEMS]
+        return len(s.gems) == size[s.gem_type] and basic_of[s.gem_type] in s.gems
 
     def room(t):
-        return lambda s: s[S_TYPE] == t and len(s[S_GEMS]) < size[t]
+        return lambda s: s.gem_type == t and len(s.gems) < size[t]
 
-    needs = [room(t) for t in range(cfg.T)] + [
-        lambda s: s[S_GUARD],
-        lambda s: not s[S_GUARD] and complete(s),
-        lambda s: not s[S_GUARD] and basic_of[s[S_TYPE]] in s[S_GEMS],
+    needs = [room(t) for t in range(cfg.num_types)] + [
+        lambda s: s.guarded,
+        lambda s: not s.guarded and complete(s),
+        lambda s: not s.guarded and basic_of[s.gem_type] in s.gems,
         lambda s: not complete(s),
-        lambda s: not s[S_GUARD] and any(paying[k] for k in s[S_GEMS]),
-        lambda s: not s[S_GUARD],
+        lambda s: not s.guarded and any(paying[k] for k in s.gems),
+        lambda s: not s.guarded,
     ]
     hard = len(needs)
-    for k in range(cfg.K):
+    for k in range(cfg.num_kinds):
         if m.is_gem[k]:
-            needs.append(lambda s, k=k: k in s[S_GEMS] and not complete(s))
+            needs.append(lambda s, k=k: k in s.gems and not complete(s))
         if paying[k]:
-            needs.append(lambda s, k=k: k in s[S_GEMS] and not s[S_GUARD])
+            needs.append(lambda s, k=k: k in s.gems and not s.guarded)
     return needs, hard
 
 
@@ -351,42 +449,42 @@ def destinations(state: GemJamState, cfg: Config, p: int, t: int, exclude: int =
     room (the owner chooses), else a new set (S-22). Call :func:`arrange` first (then a set of
     ``t`` with room, if any, has a slot)."""
     out = [cfg.SET + i for i, s in enumerate(state.shrines[p])
-           if i != exclude and s[S_TYPE] == t and len(s[S_GEMS]) < cfg.size[t] and i < MAX_SETS]
-    return out or [cfg.NEW]
+           if i != exclude and s.gem_type == t and len(s.gems) < cfg.set_size[t] and i < MAX_SETS]
+    return out or [cfg.NEW_SET]
 
 
-def put_gem(state: GemJamState, cfg: Config, p: int, kind: int, t: int, dest: int) -> list:
+def put_gem(state: GemJamState, cfg: Config, p: int, kind: int, t: int, dest: int) -> ShrineSet:
     """Place a gem of ``kind`` as type ``t`` at ``dest`` (a ``set`` or ``new_set`` action id); returns its set."""
-    if dest == cfg.NEW:
-        s = [state.next_set, t, 0, 0, [kind]]
+    if dest == cfg.NEW_SET:
+        s = ShrineSet(state.next_set, t, gems=[kind])
         state.next_set += 1
         state.shrines[p].append(s)
         return s
     s = state.shrines[p][dest - cfg.SET]
-    insort(s[S_GEMS], kind)
+    insort(s.gems, kind)
     return s
 
 
 def place_cands(state: GemJamState, cfg: Config, p: int, types) -> list:
     """Candidate answers [gem_type, destination] for a gem of the given possible types."""
     arrange(state, cfg)
-    return [[cfg.TYPE + t, d] for t in types for d in destinations(state, cfg, p, t)]
+    return [[cfg.GEM_TYPE + t, d] for t in types for d in destinations(state, cfg, p, t)]
 
 
 def receive_gem(state: GemJamState, cfg: Config, p: int, kind: int, keep_type: int = -1) -> None:
     """A gem arrives in ``p``'s Shrine (payment, theft, swap): ``p`` chooses its type (a Mirror
     Madness keeps ``keep_type``, S-35) and its set (S-22). Asks, so call it last."""
     state.transit.append(kind)
-    if cfg.eff[kind] == "mirror_madness" and keep_type >= 0:
+    if cfg.effect[kind] == "mirror_madness" and keep_type >= 0:
         types = [keep_type]
     else:
-        types = cfg.m.types[kind]
+        types = cfg.manifest.types[kind]
     ask(state, cfg, p, "place", place_cands(state, cfg, p, types), {"k": kind})
 
 
 def finish_place(state, cfg, p, pre, ctx):
     state.transit.remove(ctx["k"])
-    put_gem(state, cfg, p, ctx["k"], pre[0] - cfg.TYPE, pre[1])
+    put_gem(state, cfg, p, ctx["k"], pre[0] - cfg.GEM_TYPE, pre[1])
 
 
 # ---------------------------------------------------------------------------------- cards and knowledge
@@ -457,7 +555,7 @@ def zone_cards(state: GemJamState, zone: str) -> list:
     if zone == "aside":
         return state.aside["cards"] if state.aside else []
     if zone == "stack":
-        return [e["k"] for e in state.stack] + state.resolving
+        return [e.kind for e in state.stack] + state.resolving
     if zone.startswith("hand"):
         return state.hands[int(zone[4:])]
     return state.vaults[int(zone[5:])]
@@ -475,7 +573,7 @@ def move_rebirth(state: GemJamState, cfg: Config, kind: int, src: str, dst: str,
     RNG), "unspent" (a chosen card taken or cast: the unspent copy while there is one), "spent"
     (a chosen card given up, discarded, banked or paid: the spent copy first). Between otherwise
     identical cards these are the dominant choices (**Engine choice**, docs/gemjam.md)."""
-    if kind not in cfg.rebirth:
+    if kind not in cfg.rebirth_kinds:
         return
     spent = spent_in(state, src, kind)
     if not spent:
@@ -543,12 +641,14 @@ def draw_cards(state: GemJamState, cfg: Config, p: int, count: int) -> bool:
 
 
 def draw_step(state, cfg, t):
-    draw_cards(state, cfg, t[1], t[2])
+    """``["draw", p, count]``: ``p`` draws ``count`` cards."""
+    _, p, count = t
+    draw_cards(state, cfg, p, count)
 
 
 def discard_step(state, cfg, t):
     """``["discard", p, count]``: ``p`` discards ``count`` cards of its choice, one at a time, if it can."""
-    p, count = t[1], t[2]
+    _, p, count = t
     if count <= 0 or not state.hands[p]:
         return
     if count > 1:
@@ -572,7 +672,8 @@ def finish_discard(state, cfg, p, pre, ctx):
 
 def yes_draw_step(state, cfg, t):
     """``["yes_draw", p, why]``: ``p`` may draw one card (Armageddon, Forced Wager, Lucky Draw)."""
-    ask(state, cfg, t[1], "may_draw", [[cfg.YES], [cfg.PASS]], {"why": t[2]})
+    _, p, reason = t
+    ask(state, cfg, p, "may_draw", [[cfg.YES], [cfg.PASS]], {"why": reason})
 
 
 def finish_may_draw(state, cfg, p, pre, ctx):
@@ -595,16 +696,16 @@ def payable(state: GemJamState, cfg: Config, p: int) -> tuple[list, int]:
         if gold[k] > 0:
             cands.append([cfg.CARD + k])
     total += sum(gold[k] for k in v)
-    is_payable_gem = cfg.m.is_basic, cfg.m.is_dual
+    is_payable_gem = cfg.manifest.is_basic, cfg.manifest.is_dual
     for i, s in enumerate(state.shrines[p]):
-        gems = s[S_GEMS]
+        gems = s.gems
         total += sum(gold[k] for k in gems if is_payable_gem[0][k] or is_payable_gem[1][k])
-        if s[S_GUARD]:
-            total += gold[cfg.m.guardian]
+        if s.guarded:
+            total += gold[cfg.manifest.guardian]
         if i >= MAX_SETS:
             continue  # arranged: a set that no slot reaches holds nothing a slot does not offer
-        if s[S_GUARD]:
-            cands.append([cfg.SET + i, cfg.CARD + cfg.m.guardian])
+        if s.guarded:
+            cands.append([cfg.SET + i, cfg.CARD + cfg.manifest.guardian])
         else:
             for k in sorted(set(gems)):
                 if is_payable_gem[0][k] or is_payable_gem[1][k]:
@@ -647,8 +748,8 @@ def transfer(state: GemJamState, cfg: Config, payer: int, recv: int, left: int, 
     if choice[0] >= cfg.SET and choice[0] < cfg.SET + MAX_SETS:
         s = state.shrines[payer][choice[0] - cfg.SET]
         k = choice[1] - cfg.CARD
-        if k == cfg.m.guardian and s[S_GUARD]:
-            s[S_GUARD] = 0
+        if k == cfg.manifest.guardian and s.guarded:
+            s.guarded = 0
         else:
             remove_gem(state, payer, s, k)
     else:
@@ -662,12 +763,12 @@ def transfer(state: GemJamState, cfg: Config, payer: int, recv: int, left: int, 
 
 def receive_card(state: GemJamState, cfg: Config, p: int, k: int) -> None:
     """A paid card is placed by its receiver according to its type (§14, C-7, S-75, S-143)."""
-    m = cfg.m
+    m = cfg.manifest
     if k == m.guardian:
         state.transit.append(k)
         arrange(state, cfg)
         sets = [[cfg.SET + i] for i, s in enumerate(state.shrines[p])
-                if i < MAX_SETS and not s[S_GUARD] and is_complete(cfg, s)]
+                if i < MAX_SETS and not s.guarded and is_complete(cfg, s)]
         ask(state, cfg, p, "receive_guardian", sets + [[cfg.BANK + k]], {"k": k})
     elif m.is_basic[k] or m.is_dual[k]:
         receive_gem(state, cfg, p, k)
@@ -681,8 +782,8 @@ def finish_receive_guardian(state, cfg, p, pre, ctx):
     if pre[0] == cfg.BANK + k:
         vault_add_public(state, p, k)
     else:
-        state.shrines[p][pre[0] - cfg.SET][S_GUARD] = 1
-        event(state, "guard", p, state.shrines[p][pre[0] - cfg.SET][S_ID])
+        state.shrines[p][pre[0] - cfg.SET].guarded = 1
+        event(state, "guard", p, state.shrines[p][pre[0] - cfg.SET].set_id)
 
 
 # ---------------------------------------------------------------------------------- the turn
@@ -690,7 +791,7 @@ def finish_receive_guardian(state, cfg, p, pre, ctx):
 
 def designated(cfg: Config, p: int) -> int:
     """The seat that may apply the timer penalty to ``p`` (§19): the other, the left, the opposite."""
-    return (p + (2 if cfg.n == 4 else 1)) % cfg.n
+    return (p + (2 if cfg.num_players == 4 else 1)) % cfg.num_players
 
 
 def end_by_count(state: GemJamState, cfg: Config, reason: str) -> None:
@@ -707,7 +808,7 @@ def end_game(state: GemJamState, cfg: Config, winners: list[int], reason: str) -
     state.end_reason = reason
     state.decision = None
     event(state, "end", reason, list(winners))
-    if cfg.opts.sirens_call and len(winners) == 1:
+    if cfg.options.sirens_call and len(winners) == 1:
         for p in range(state.n):
             if p not in winners:
                 event(state, "siren_loser", p)
@@ -726,7 +827,7 @@ def timer_due(state: GemJamState, cfg: Config, step: str) -> bool:
     """Count a top-level decision of the turn player; past ``turn_decision_limit`` the designated
     opponent first decides on the penalty, once a turn (§19, S-137). True when it was asked."""
     state.timer += 1
-    limit = cfg.opts.turn_decision_limit
+    limit = cfg.options.turn_decision_limit
     if limit is None or state.timer <= limit or state.timer_used:
         return False
     state.timer_used = 1
@@ -750,6 +851,7 @@ def finish_timer(state, cfg, p, pre, ctx):
 
 
 def turn_start_step(state, cfg, t):
+    """``["turn_start"]``: a turn begins (plays, timer, Sleep and Freeze set), after the win check."""
     p = state.turn
     state.plays, state.timer, state.timer_used = PLAYS_PER_TURN, 0, 0
     state.hand_was_empty = int(not state.hands[p])
@@ -763,12 +865,16 @@ def turn_start_step(state, cfg, t):
 
 
 def adjust_step(state, cfg, t):
-    if not t[1] and timer_due(state, cfg, "adjust"):
+    """``["adjust", timer_asked]``: the turn player's Stage 1 adjustment (after the timer penalty
+    question, unless it was just asked)."""
+    _, timer_asked = t
+    if not timer_asked and timer_due(state, cfg, "adjust"):
         return
     ask(state, cfg, state.turn, "adjust", adjust_cands(state, cfg, state.turn))
 
 
 def after_adjust_step(state, cfg, t):
+    """``["after_adjust"]``: the win check again, then the turn's draw."""
     # S-152: the win check runs again after the adjustment, before the draw
     if check_win(state, cfg):
         return
@@ -779,6 +885,7 @@ def after_adjust_step(state, cfg, t):
 
 
 def turn_end_step(state, cfg, t):
+    """``["turn_end"]``: the hand limit, the restore check, then the next player's turn."""
     p = state.turn
     state.spent_rebirths = []  # S-108: "once per turn"; nothing is cast after the play stage
     hand = state.hands[p]
@@ -788,15 +895,15 @@ def turn_end_step(state, cfg, t):
         return
     # Stage 4 (§6, §7, S-47): a set this player broke by its own adjustment must be complete again
     for s in list(state.shrines[p]):
-        if s[S_BROKEN]:
-            s[S_BROKEN] = 0
+        if s.broken:
+            s.broken = 0
             if not is_complete(cfg, s):
                 state.shrines[p].remove(s)
-                to_king(state, s[S_GEMS])
-                event(state, "forfeit", p, list(s[S_GEMS]))
+                to_king(state, s.gems)
+                event(state, "forfeit", p, list(s.gems))
     state.turn = (p + 1) % state.n
     if state.turn == 0:
-        if state.round >= cfg.opts.max_rounds:
+        if state.round >= cfg.options.max_rounds:
             end_by_count(state, cfg, "max_rounds")
             return
         state.round += 1
@@ -818,79 +925,79 @@ def finish_bottom(state, cfg, p, pre, ctx):
 
 def _permits(cfg: Config, kind: int, t: int, current: int, opp_basics: list[int]) -> bool:
     """Whether a gem of ``kind`` now representing ``current`` may represent ``t`` after an adjustment."""
-    if cfg.eff[kind] == "mirror_madness":
+    if cfg.effect[kind] == "mirror_madness":
         return t == current or t in opp_basics
-    return t in cfg.m.types[kind]
+    return t in cfg.manifest.types[kind]
 
 
 def adjust_cands(state: GemJamState, cfg: Config, p: int) -> list:
     """Stage 1 answers (§7, S-39, S-138): [adjust none]; [move, set, card, gem_type, destination];
     [swap, set, card, set, card] (different sets, different cards, each permitted the other's type)."""
-    m = cfg.m
-    A = cfg.ADJ
+    m = cfg.manifest
+    A = cfg.ADJUST
     out = [[A]]
     arrange(state, cfg)
     shrine = state.shrines[p]
-    has_mirror = any(cfg.eff[k] == "mirror_madness" for s in shrine for k in s[S_GEMS])
+    has_mirror = any(cfg.effect[k] == "mirror_madness" for s in shrine for k in s.gems)
     opp = opponent_basic_types(state, cfg, p) if has_mirror else []
-    free = [(i, s) for i, s in enumerate(shrine) if not s[S_GUARD] and i < MAX_SETS]
-    room = [[] for _ in range(cfg.T)]  # per type: the sets with room, as destinations() lists them
+    free = [(i, s) for i, s in enumerate(shrine) if not s.guarded and i < MAX_SETS]
+    room = [[] for _ in range(cfg.num_types)]  # per type: the sets with room, as destinations() lists them
     for i, s in enumerate(shrine):
-        if len(s[S_GEMS]) < cfg.size[s[S_TYPE]]:
-            room[s[S_TYPE]].append(i)
+        if len(s.gems) < cfg.set_size[s.gem_type]:
+            room[s.gem_type].append(i)
     # per free set: its distinct gems, each with the types it is permitted (computed once)
-    permitted = {i: [(k, [t for t in range(cfg.T) if _permits(cfg, k, t, s[S_TYPE], opp)])
-                     for k in sorted(set(s[S_GEMS]))] for i, s in free}
+    permitted = {i: [(k, [t for t in range(cfg.num_types) if _permits(cfg, k, t, s.gem_type, opp)])
+                     for k in sorted(set(s.gems))] for i, s in free}
     for i, s in free:
-        cur = s[S_TYPE]
-        alone = len(s[S_GEMS]) == 1
+        cur = s.gem_type
+        alone = len(s.gems) == 1
         for k, ok in permitted[i]:
             for t in ([cur] if m.is_basic[k] else ok):
                 others = [j for j in room[t] if j != i]
-                dests = [cfg.SET + j for j in others if j < MAX_SETS] or [cfg.NEW]
-                if others and dests == [cfg.NEW]:
+                dests = [cfg.SET + j for j in others if j < MAX_SETS] or [cfg.NEW_SET]
+                if others and dests == [cfg.NEW_SET]:
                     # the type's set with room in the slots is the source itself and the others lie
                     # beyond them (a Shrine of more than MAX_SETS sets): this Move is not offered
                     continue
-                if dests == [cfg.NEW] and t == cur and alone:
+                if dests == [cfg.NEW_SET] and t == cur and alone:
                     continue  # S-138: a lone gem never moves to a new set of its own type
                 for d in dests:
-                    out.append([A + 1, cfg.SET + i, cfg.CARD + k, cfg.TYPE + t, d])
+                    out.append([A + 1, cfg.SET + i, cfg.CARD + k, cfg.GEM_TYPE + t, d])
     for x, (i, s) in enumerate(free):
         for j, s2 in free[x + 1:]:
             for k1, ok1 in permitted[i]:
-                if s2[S_TYPE] not in ok1:
+                if s2.gem_type not in ok1:
                     continue
                 for k2, ok2 in permitted[j]:
-                    if k2 != k1 and s[S_TYPE] in ok2:
+                    if k2 != k1 and s.gem_type in ok2:
                         out.append([A + 2, cfg.SET + i, cfg.CARD + k1, cfg.SET + j, cfg.CARD + k2])
     return out
 
 
 def finish_adjust(state, cfg, p, pre, ctx):
-    if pre[0] == cfg.ADJ:
+    if pre[0] == cfg.ADJUST:
         return
     shrine = state.shrines[p]
-    before = {s[S_ID]: is_complete(cfg, s) for s in shrine}
-    if pre[0] == cfg.ADJ + 1:
+    before = {s.set_id: is_complete(cfg, s) for s in shrine}
+    if pre[0] == cfg.ADJUST + 1:
         src = shrine[pre[1] - cfg.SET]
-        k, t, d = pre[2] - cfg.CARD, pre[3] - cfg.TYPE, pre[4]
-        dest = None if d == cfg.NEW else shrine[d - cfg.SET]
+        k, t, d = pre[2] - cfg.CARD, pre[3] - cfg.GEM_TYPE, pre[4]
+        dest = None if d == cfg.NEW_SET else shrine[d - cfg.SET]
         remove_gem(state, p, src, k)
         if dest is None:
-            put_gem(state, cfg, p, k, t, cfg.NEW)
+            put_gem(state, cfg, p, k, t, cfg.NEW_SET)
         else:
-            insort(dest[S_GEMS], k)
+            insort(dest.gems, k)
         event(state, "move", p, k, t)
     else:
         s1, s2 = shrine[pre[1] - cfg.SET], shrine[pre[3] - cfg.SET]
         k1, k2 = pre[2] - cfg.CARD, pre[4] - cfg.CARD
-        s1[S_GEMS].remove(k1)
-        s2[S_GEMS].remove(k2)
-        insort(s1[S_GEMS], k2)
-        insort(s2[S_GEMS], k1)
+        s1.gems.remove(k1)
+        s2.gems.remove(k2)
+        insort(s1.gems, k2)
+        insort(s2.gems, k1)
         event(state, "swap", p, k1, k2)
     # S-42/43: an adjustment that leaves a complete set incomplete marks it broken this turn
     for s in shrine:
-        if before.get(s[S_ID]) and not is_complete(cfg, s):
-            s[S_BROKEN] = 1
+        if before.get(s.set_id) and not is_complete(cfg, s):
+            s.broken = 1

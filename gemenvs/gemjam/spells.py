@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from bisect import insort
 
-from gemenvs.gemjam import rules
 from gemenvs.gemjam.rules import (
-    MAX_SETS, S_GEMS, S_GUARD, S_ID, S_TYPE, arrange, ask, check_win, destinations, discard_card, draw_cards,
+    MAX_SETS, StackEntry, arrange, ask, check_win, destinations, discard_card, draw_cards,
     draw_one, event, find_set, gem_types_for, hand_add_public, hand_remove, is_complete, move_all_rebirths,
     move_rebirth, put_gem, receive_gem, remove_gem, spent_in, timer_due, to_king, vault_remove,
 )
@@ -26,16 +25,16 @@ def play_cands(state, cfg, p: int, ctx=None) -> list:
     """The turn player's next play (§6): end plays; bank a gold or spell card; a gem to the
     Shrine (type, set) unless frozen; cast a spell (targets) unless asleep. One play each."""
     arrange(state, cfg)  # whatever the hand: the order of the sets tells nothing about it
-    out = [[cfg.END]]
+    out = [[cfg.END_PLAYS]]
     if state.plays <= 0:
         return out
-    m = cfg.m
+    m = cfg.manifest
     for k in sorted(set(state.hands[p])):
         if m.bankable[k]:
             out.append([cfg.BANK + k])
         if m.is_gem[k]:
             if not state.frozen:
-                out += [[cfg.PLAY + k, cfg.TYPE + t, d] for t in gem_types_for(state, cfg, p, k)
+                out += [[cfg.PLAY + k, cfg.GEM_TYPE + t, d] for t in gem_types_for(state, cfg, p, k)
                         for d in destinations(state, cfg, p, t)]
         elif m.is_spell[k] and not state.asleep and not m.reactive[k]:
             out += [[cfg.PLAY + k] + tail for tail in target_tails(state, cfg, p, k)]
@@ -48,22 +47,23 @@ def plays_step(state, cfg, t):
     timer penalty question, unless it was just asked)."""
     if check_win(state, cfg):
         return
-    if not t[1] and timer_due(state, cfg, "plays"):
+    _, timer_asked = t
+    if not timer_asked and timer_due(state, cfg, "plays"):
         return
     ask(state, cfg, state.turn, "play", play_cands(state, cfg, state.turn))
 
 
 def finish_play(state, cfg, p, pre, ctx):
     a = pre[0]
-    if a == cfg.END:
+    if a == cfg.END_PLAYS:
         state.tasks.append(["turn_end"])
         return
     state.plays -= 1
     state.tasks.append(["plays", 0])
     if a < cfg.BANK:
         k = a - cfg.PLAY
-        if cfg.m.is_gem[k]:
-            play_gem(state, cfg, p, k, pre[1] - cfg.TYPE, pre[2])
+        if cfg.manifest.is_gem[k]:
+            play_gem(state, cfg, p, k, pre[1] - cfg.GEM_TYPE, pre[2])
         else:
             cast(state, cfg, p, entry_with_targets(state, cfg, p, k, pre[1:]))
     else:
@@ -79,9 +79,9 @@ def play_gem(state, cfg, p: int, k: int, t: int, dest: int) -> None:
     hand_remove(state, p, k)
     put_gem(state, cfg, p, k, t, dest)
     event(state, "gem", p, k, t)
-    if cfg.eff[k] == "magic_mushroom":
+    if cfg.effect[k] == "magic_mushroom":
         magic_mushroom(state, cfg, p)
-    elif cfg.eff[k] == "poison_cup":
+    elif cfg.effect[k] == "poison_cup":
         poison_cup(state, cfg, p)
 
 
@@ -98,13 +98,13 @@ def poison_cup(state, cfg, p: int) -> None:
 # ---------------------------------------------------------------------------------- Gem Jam & payments
 
 
-def _gem_jam(state, cfg, e: dict, payers: list[int]) -> None:
-    c, t = e["c"], e["t"]
-    sets = [s for s in state.shrines[c] if s[S_TYPE] == t]
-    gems = sum(len(s[S_GEMS]) for s in sets)
-    guards = sum(1 for s in sets if s[S_GUARD] and is_complete(cfg, s))
+def _gem_jam(state, cfg, e: StackEntry, payers: list[int]) -> None:
+    c, t = e.caster, e.gem_type
+    sets = [s for s in state.shrines[c] if s.gem_type == t]
+    gems = sum(len(s.gems) for s in sets)
+    guards = sum(1 for s in sets if s.guarded and is_complete(cfg, s))
     # S-63: the amount is fixed once, at resolution, before any payment; C-5: x2 per Double Trouble
-    amount = cfg.m.jam_amount(t, gems, guards) << e["m"]
+    amount = cfg.manifest.jam_amount(t, gems, guards) << e.doublings
     event(state, "jam", c, t, amount)
     for q in reversed(payers):
         state.tasks.append(["pay", q, c, amount])
@@ -112,133 +112,134 @@ def _gem_jam(state, cfg, e: dict, payers: list[int]) -> None:
 
 def any_gem_jam(state, cfg, e):
     """Any 1 Gem Type Gem Jam: every opponent pays, clockwise from the caster's left (S-64)."""
-    _gem_jam(state, cfg, e, opponents(state, e["c"]))
+    _gem_jam(state, cfg, e, opponents(state, e.caster))
 
 
 def paired_gem_jam(state, cfg, e):
     """A paired Gem Jam (Ruby / Starfire, ...): the chosen opponent pays for the chosen type."""
-    _gem_jam(state, cfg, e, [e["tp"]])
+    _gem_jam(state, cfg, e, [e.target_player])
 
 
 def double_trouble(state, cfg, e):
     """Double Trouble: doubles the Gem Jam it is attached to, or the target discards a card (§12)."""
-    if e["dt"]:
-        state.stack[-1]["m"] += 1
+    if e.attached:
+        state.stack[-1].doublings += 1
     else:
-        state.tasks.append(["discard", e["tp"], 1])
+        state.tasks.append(["discard", e.target_player, 1])
 
 
 def shakedown(state, cfg, e):
     """Shakedown: the chosen opponent pays 5."""
-    state.tasks.append(["pay", e["tp"], e["c"], 5])
+    state.tasks.append(["pay", e.target_player, e.caster, 5])
 
 
 def kings_ransom(state, cfg, e):
     """King's Ransom: every opponent pays 3, clockwise from the caster's left."""
-    for q in reversed(opponents(state, e["c"])):
-        state.tasks.append(["pay", q, e["c"], 3])
+    for q in reversed(opponents(state, e.caster)):
+        state.tasks.append(["pay", q, e.caster, 3])
 
 
 # ---------------------------------------------------------------------------------- gem manipulation
 
 
-def _target_set(state, e: dict):
+def _target_set(state, e: StackEntry):
     """The targeted set if it is still the target player's (else None: the spell fails)."""
-    return find_set(state, e["tp"], e["s"])
+    return find_set(state, e.target_player, e.target_set)
 
 
-def _fail(state, e: dict) -> None:
-    event(state, "fail", e["c"], e["k"])
+def _fail(state, e: StackEntry) -> None:
+    event(state, "fail", e.caster, e.kind)
 
 
 def dragons_loot(state, cfg, e):
     """Dragon's Loot: steal one completed, unprotected set; it moves intact (S-36, S-150)."""
     s = _target_set(state, e)
-    if s is None or s[S_GUARD] or not is_complete(cfg, s):
+    if s is None or s.guarded or not is_complete(cfg, s):
         return _fail(state, e)
-    state.shrines[e["tp"]].remove(s)
-    s[rules.S_BROKEN] = 0
-    state.shrines[e["c"]].append(s)
+    state.shrines[e.target_player].remove(s)
+    s.broken = 0
+    state.shrines[e.caster].append(s)
 
 
 def armageddon(state, cfg, e):
     """Armageddon: destroy one completed, unprotected set (King's Vault); its owner may draw one."""
     s = _target_set(state, e)
-    if s is None or s[S_GUARD] or not is_complete(cfg, s):
+    if s is None or s.guarded or not is_complete(cfg, s):
         return _fail(state, e)
-    state.shrines[e["tp"]].remove(s)
-    to_king(state, s[S_GEMS])
-    state.tasks.append(["yes_draw", e["tp"], "armageddon"])
+    state.shrines[e.target_player].remove(s)
+    to_king(state, s.gems)
+    state.tasks.append(["yes_draw", e.target_player, "armageddon"])
 
 
 def meteor_strike(state, cfg, e):
     """Meteor Strike: destroy one gem not in a completed set."""
     s = _target_set(state, e)
-    if s is None or is_complete(cfg, s) or e["g"] not in s[S_GEMS]:
+    if s is None or is_complete(cfg, s) or e.target_gem not in s.gems:
         return _fail(state, e)
-    remove_gem(state, e["tp"], s, e["g"])
-    to_king(state, [e["g"]])
+    remove_gem(state, e.target_player, s, e.target_gem)
+    to_king(state, [e.target_gem])
 
 
 def tsunami(state, cfg, e):
     """Tsunami: destroy one Basic Gem, also from an unprotected completed set (no penalty)."""
     s = _target_set(state, e)
-    if s is None or s[S_GUARD] or cfg.basic_of[s[S_TYPE]] not in s[S_GEMS]:
+    if s is None or s.guarded or cfg.basic_of[s.gem_type] not in s.gems:
         return _fail(state, e)
-    b = cfg.basic_of[s[S_TYPE]]
-    remove_gem(state, e["tp"], s, b)
+    b = cfg.basic_of[s.gem_type]
+    remove_gem(state, e.target_player, s, b)
     to_king(state, [b])
 
 
 def rat(state, cfg, e):
     """Rat!: steal one gem not in a completed set; the thief types and places it (S-35, S-97)."""
     s = _target_set(state, e)
-    if s is None or is_complete(cfg, s) or e["g"] not in s[S_GEMS]:
+    if s is None or is_complete(cfg, s) or e.target_gem not in s.gems:
         return _fail(state, e)
-    t = s[S_TYPE]
-    remove_gem(state, e["tp"], s, e["g"])
-    receive_gem(state, cfg, e["c"], e["g"], keep_type=t)
+    t = s.gem_type
+    remove_gem(state, e.target_player, s, e.target_gem)
+    receive_gem(state, cfg, e.caster, e.target_gem, keep_type=t)
 
 
 def golem_grab(state, cfg, e):
     """Golem Grab: steal one Basic Gem, also from an unprotected completed set."""
     s = _target_set(state, e)
-    if s is None or s[S_GUARD] or cfg.basic_of[s[S_TYPE]] not in s[S_GEMS]:
+    if s is None or s.guarded or cfg.basic_of[s.gem_type] not in s.gems:
         return _fail(state, e)
-    b = cfg.basic_of[s[S_TYPE]]
-    remove_gem(state, e["tp"], s, b)
-    receive_gem(state, cfg, e["c"], b)
+    b = cfg.basic_of[s.gem_type]
+    remove_gem(state, e.target_player, s, b)
+    receive_gem(state, cfg, e.caster, b)
 
 
 def switch(state, cfg, e):
     """Switch: swap one own gem with one opponent's gem, neither in a completed set (S-98)."""
-    c, q = e["c"], e["tp"]
-    mine, theirs = find_set(state, c, e["s2"]), _target_set(state, e)
+    c, q = e.caster, e.target_player
+    mine, theirs = find_set(state, c, e.own_set), _target_set(state, e)
     if (mine is None or theirs is None or is_complete(cfg, mine) or is_complete(cfg, theirs)
-            or e["g2"] not in mine[S_GEMS] or e["g"] not in theirs[S_GEMS]):
+            or e.own_gem not in mine.gems or e.target_gem not in theirs.gems):
         return _fail(state, e)
-    t_mine, t_theirs = mine[S_TYPE], theirs[S_TYPE]
-    remove_gem(state, c, mine, e["g2"])
-    remove_gem(state, q, theirs, e["g"])
-    state.transit.append(e["g2"])
-    state.tasks.append(["receive", q, e["g2"], t_mine])
-    receive_gem(state, cfg, c, e["g"], keep_type=t_theirs)
+    t_mine, t_theirs = mine.gem_type, theirs.gem_type
+    remove_gem(state, c, mine, e.own_gem)
+    remove_gem(state, q, theirs, e.target_gem)
+    state.transit.append(e.own_gem)
+    state.tasks.append(["receive", q, e.own_gem, t_mine])
+    receive_gem(state, cfg, c, e.target_gem, keep_type=t_theirs)
 
 
 def receive_step(state, cfg, t):
     """``["receive", p, kind, type]``: a gem in transit arrives in ``p``'s Shrine."""
-    state.transit.remove(t[2])
-    receive_gem(state, cfg, t[1], t[2], keep_type=t[3])
+    _, p, kind, gem_type = t
+    state.transit.remove(kind)
+    receive_gem(state, cfg, p, kind, keep_type=gem_type)
 
 
 def forced_wager(state, cfg, e):
     """Forced Wager: a gem not in a completed set (own allowed) to the caster's hand; its owner may draw."""
     s = _target_set(state, e)
-    if s is None or is_complete(cfg, s) or e["g"] not in s[S_GEMS]:
+    if s is None or is_complete(cfg, s) or e.target_gem not in s.gems:
         return _fail(state, e)
-    remove_gem(state, e["tp"], s, e["g"])
-    hand_add_public(state, e["c"], e["g"])
-    state.tasks.append(["yes_draw", e["tp"], "forced_wager"])
+    remove_gem(state, e.target_player, s, e.target_gem)
+    hand_add_public(state, e.caster, e.target_gem)
+    state.tasks.append(["yes_draw", e.target_player, "forced_wager"])
 
 
 # ---------------------------------------------------------------------------------- hand, deck and vault
@@ -247,7 +248,7 @@ def forced_wager(state, cfg, e):
 def eye_see(state, cfg, e):
     """Eye See!: up to two random cards of the opponent's hand are shown to the caster; it keeps
     one (with one card it may keep or return it) (S-100, S-101, S-147)."""
-    q, c = e["tp"], e["c"]
+    q, c = e.target_player, e.caster
     hand = state.hands[q]
     if not hand:
         return _fail(state, e)
@@ -294,20 +295,20 @@ def finish_eye_see(state, cfg, p, pre, ctx):
 def howling_fear(state, cfg, e):
     """Howling Fear: the chosen opponent discards two, then each other opponent one, clockwise
     from the caster's left; each discarder chooses (S-102)."""
-    for q in reversed(opponents(state, e["c"])):
-        if q != e["tp"]:
+    for q in reversed(opponents(state, e.caster)):
+        if q != e.target_player:
             state.tasks.append(["discard", q, 1])
-    state.tasks.append(["discard", e["tp"], 2])
+    state.tasks.append(["discard", e.target_player, 2])
 
 
 def take_two(state, cfg, e):
     """Take Two: draw two cards."""
-    draw_cards(state, cfg, e["c"], 2)
+    draw_cards(state, cfg, e.caster, 2)
 
 
 def lucky_draw(state, cfg, e):
     """Lucky Draw: draw three, discard one of them, keep two; each opponent may draw one (S-104)."""
-    c = e["c"]
+    c = e.caster
     got = []
     for _ in range(3):
         k = draw_one(state, cfg, c, "aside")
@@ -340,7 +341,7 @@ def finish_lucky_draw(state, cfg, p, pre, ctx):
 
 def fire_reborn(state, cfg, e):
     """Fire Reborn: discard two (one if that is all), chosen one at a time, then draw five."""
-    c = e["c"]
+    c = e.caster
     state.tasks.append(["draw", c, 5])
     state.tasks.append(["discard", c, min(2, len(state.hands[c]))])
 
@@ -349,7 +350,7 @@ def reanimate(state, cfg, e):
     """Reanimate: any one card of the Discard Pile to hand (public)."""
     if not state.discard:
         return _fail(state, e)
-    ask(state, cfg, e["c"], "reanimate", [[cfg.CARD + k] for k in sorted(set(state.discard))])
+    ask(state, cfg, e.caster, "reanimate", [[cfg.CARD + k] for k in sorted(set(state.discard))])
 
 
 def finish_reanimate(state, cfg, p, pre, ctx):
@@ -363,7 +364,7 @@ def finish_reanimate(state, cfg, p, pre, ctx):
 def natures_rebirth(state, cfg, e):
     """Nature's Rebirth: a random card of the Discard Pile to hand (public, S-107) and one more play,
     each copy at most once a turn (S-108)."""
-    c = e["c"]
+    c = e.caster
     if state.discard:
         i = int(state.rng.integers(len(state.discard)))
         move_rebirth(state, cfg, state.discard[i], "discard", f"hand{c}", "random")
@@ -372,14 +373,14 @@ def natures_rebirth(state, cfg, e):
         event(state, "rebirth", c, k)
     # the copy resolving is the one Nature's Rebirth of the stack (it is cast only as a play and
     # no reaction takes it over); a spent copy grants nothing, a copy that grants is spent
-    if c == state.turn and not spent_in(state, "stack", e["k"]):
-        insort(state.spent_rebirths, ["stack", e["k"]])
+    if c == state.turn and not spent_in(state, "stack", e.kind):
+        insort(state.spent_rebirths, ["stack", e.kind])
         state.plays += 1
 
 
 def greedy_goblin(state, cfg, e):
     """Greedy Goblin: search any Vault (own, another's, the King's); take one card (S-109)."""
-    v, c = e["v"], e["c"]
+    v, c = e.vault, e.caster
     zone = state.king if v == state.n else state.vaults[v]
     if not zone:
         return _fail(state, e)
@@ -414,7 +415,7 @@ def finish_greedy_goblin(state, cfg, p, pre, ctx):
 def basilisk(state, cfg, e):
     """Basilisk: two random cards of another Vault (the King's included); the caster puts one in
     hand and one in its Vault (one card: it chooses where) (S-110)."""
-    v, c = e["v"], e["c"]
+    v, c = e.vault, e.caster
     zone = state.king if v == state.n else state.vaults[v]
     if not zone:
         return _fail(state, e)
@@ -462,24 +463,24 @@ def finish_basilisk(state, cfg, p, pre, ctx):
 
 def gem_guardian(state, cfg, e):
     """Gem Guardian: attach to the caster's completed, unprotected set, if it still is one (S-148)."""
-    s = find_set(state, e["c"], e["s"])
-    state.resolving.remove(e["k"])
-    if s is None or s[S_GUARD] or not is_complete(cfg, s):
+    s = find_set(state, e.caster, e.target_set)
+    state.resolving.remove(e.kind)
+    if s is None or s.guarded or not is_complete(cfg, s):
         _fail(state, e)
-        state.discard.append(e["k"])
+        state.discard.append(e.kind)
         return
-    s[S_GUARD] = 1
-    event(state, "guard", e["c"], s[S_ID])
+    s.guarded = 1
+    event(state, "guard", e.caster, s.set_id)
 
 
 def counter_spell(state, cfg, e):
     """Counter Spell: cancel the spell below; then return one own unprotected gem to hand if
     possible, even from a completed set, without penalty (§16, S-48, S-85)."""
     cancel_top(state)
-    c = e["c"]
+    c = e.caster
     arrange(state, cfg)
-    cands = [[cfg.SET + i, cfg.CARD + k] for i, s in enumerate(state.shrines[c][:MAX_SETS]) if not s[S_GUARD]
-             for k in sorted(set(s[S_GEMS]))]
+    cands = [[cfg.SET + i, cfg.CARD + k] for i, s in enumerate(state.shrines[c][:MAX_SETS]) if not s.guarded
+             for k in sorted(set(s.gems))]
     if cands:
         ask(state, cfg, c, "counter_return", cands)
 
@@ -495,7 +496,7 @@ def finish_counter_return(state, cfg, p, pre, ctx):
 def diabolic_denial(state, cfg, e):
     """Diabolic Denial: cancel the spell below; then discard one card if possible (§16, S-86)."""
     cancel_top(state)
-    state.tasks.append(["discard", e["c"], 1])
+    state.tasks.append(["discard", e.caster, 1])
 
 
 def chaos_cube(state, cfg, e):
@@ -506,20 +507,20 @@ def chaos_cube(state, cfg, e):
 
 def sleep_spell(state, cfg, e):
     """Sleep Spell: every opponent casts no spell in its own next turn (banking allowed) (S-111)."""
-    for q in opponents(state, e["c"]):
+    for q in opponents(state, e.caster):
         state.sleep_next[q] = 1
 
 
 def freeze(state, cfg, e):
     """Freeze: every opponent plays no Gem Card from hand in its own next turn (S-112)."""
-    for q in opponents(state, e["c"]):
+    for q in opponents(state, e.caster):
         state.freeze_next[q] = 1
 
 
 def sirens_call(state, cfg, e):
     """Siren's Call (option): the named player is an event; the caster draws one card (C-13)."""
-    event(state, "siren", e["c"], e["tp"])
-    draw_cards(state, cfg, e["c"], 1)
+    event(state, "siren", e.caster, e.target_player)
+    draw_cards(state, cfg, e.caster, 1)
 
 
 __all__ = ["play_cands", "plays_step"]

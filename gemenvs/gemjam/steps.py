@@ -59,7 +59,7 @@ def resolve_step(state: GemJamState, cfg: Config, task: list) -> None:
     and apply its card's effect from :data:`EFFECTS`."""
     entry = stack.resolve_top(state, cfg)
     if entry is not None:
-        EFFECTS[cfg.eff[entry["k"]]](state, cfg, entry)
+        EFFECTS[cfg.effect[entry.kind]](state, cfg, entry)
 
 
 #: step name (the first item of a ``state.tasks`` entry) -> its handler(state, cfg, task)

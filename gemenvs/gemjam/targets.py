@@ -7,7 +7,7 @@ chosen into a stack entry.
 """
 from __future__ import annotations
 
-from gemenvs.gemjam.rules import MAX_SETS, S_GEMS, S_GUARD, S_ID, S_TYPE, is_complete, new_entry
+from gemenvs.gemjam.rules import MAX_SETS, StackEntry, is_complete
 
 
 def opponents(state, p: int) -> list[int]:
@@ -17,16 +17,16 @@ def opponents(state, p: int) -> list[int]:
 
 def target_player_id(cfg, p: int, q: int) -> int:
     """The ``target_player`` action id naming ``q`` from ``p``'s seat."""
-    return cfg.TP + (q - p) % cfg.n
+    return cfg.TARGET_PLAYER + (q - p) % cfg.num_players
 
 
 def jam_types(state, cfg, p: int) -> list[int]:
     """Types ``p`` may cast Gem Jam for: a Basic or Dual Gem of the type in its Shrine (§10)."""
-    m = cfg.m
+    m = cfg.manifest
     out = set()
     for s in state.shrines[p]:
-        if any(m.is_basic[k] or m.is_dual[k] for k in s[S_GEMS]):
-            out.add(s[S_TYPE])
+        if any(m.is_basic[k] or m.is_dual[k] for k in s.gems):
+            out.add(s.gem_type)
     return sorted(out)
 
 
@@ -38,7 +38,7 @@ def addressable_sets(state, cfg, q: int, want) -> list[int]:
 
 def unprotected_complete(cfg):
     """A test of a set: completed and unprotected (Dragon's Loot, Armageddon, Gem Guardian)."""
-    return lambda s: not s[S_GUARD] and is_complete(cfg, s)
+    return lambda s: not s.guarded and is_complete(cfg, s)
 
 
 def incomplete(cfg):
@@ -48,76 +48,84 @@ def incomplete(cfg):
 
 def unprotected_with_basic(cfg):
     """A test of a set: unprotected and holding a Basic of its type (Tsunami, Golem Grab)."""
-    return lambda s: not s[S_GUARD] and cfg.basic_of[s[S_TYPE]] in s[S_GEMS]
+    return lambda s: not s.guarded and cfg.basic_of[s.gem_type] in s.gems
 
 
 def target_tails(state, cfg, p: int, kind: int, recast: bool = False) -> list[list[int]]:
     """Every legal choice of targets for ``p`` casting ``kind`` (empty list: not castable now).
     ``recast``: a Chaos Cube player recasting, its own gems excluded from the targeted side (C-6)."""
-    eff = cfg.eff[kind]
+    eff = cfg.effect[kind]
     n = state.n
     opps = opponents(state, p)
+
+    def at(q: int) -> int:
+        return target_player_id(cfg, p, q)
+
     if eff == "any_gem_jam":
-        return [[cfg.TYPE + t] for t in jam_types(state, cfg, p)]
+        return [[cfg.GEM_TYPE + t] for t in jam_types(state, cfg, p)]
     if eff == "paired_gem_jam":
         ok = set(jam_types(state, cfg, p))
-        return [[cfg.TYPE + t, target_player_id(cfg, p, q)] for t in cfg.m.types[kind] if t in ok for q in opps]
+        return [[cfg.GEM_TYPE + t, at(q)] for t in cfg.manifest.types[kind] if t in ok for q in opps]
     if eff in ("double_trouble", "shakedown", "howling_fear"):
-        return [[target_player_id(cfg, p, q)] for q in opps]
+        return [[at(q)] for q in opps]
     if eff == "eye_see":
-        return [[target_player_id(cfg, p, q)] for q in opps if state.hands[q]]
+        return [[at(q)] for q in opps if state.hands[q]]
     if eff == "sirens_call":
-        return [[target_player_id(cfg, p, q)] for q in range(n)]
+        return [[at(q)] for q in range(n)]
     if eff in ("kings_ransom", "take_two", "lucky_draw", "fire_reborn", "natures_rebirth", "sleep_spell", "freeze"):
         return [[]]
     if eff == "reanimate":
         return [[]] if state.discard else []
     if eff in ("dragons_loot", "armageddon"):
-        return [[target_player_id(cfg, p, q), cfg.SET + i] for q in opps for i in addressable_sets(state, cfg, q, unprotected_complete(cfg))]
+        return [[at(q), cfg.SET + i] for q in opps
+                for i in addressable_sets(state, cfg, q, unprotected_complete(cfg))]
     if eff in ("tsunami", "golem_grab"):
-        return [[target_player_id(cfg, p, q), cfg.SET + i] for q in opps for i in addressable_sets(state, cfg, q, unprotected_with_basic(cfg))]
+        return [[at(q), cfg.SET + i] for q in opps
+                for i in addressable_sets(state, cfg, q, unprotected_with_basic(cfg))]
     if eff in ("meteor_strike", "rat", "forced_wager"):
         who = opps if (eff != "forced_wager" or recast) else [p] + opps  # S-94, S-99
-        return [[target_player_id(cfg, p, q), cfg.SET + i, cfg.CARD + k] for q in who
-                for i in addressable_sets(state, cfg, q, incomplete(cfg)) for k in sorted(set(state.shrines[q][i][S_GEMS]))]
+        return [[at(q), cfg.SET + i, cfg.CARD + k] for q in who
+                for i in addressable_sets(state, cfg, q, incomplete(cfg))
+                for k in sorted(set(state.shrines[q][i].gems))]
     if eff == "switch":
         mine = [[cfg.SET + i, cfg.CARD + k] for i in addressable_sets(state, cfg, p, incomplete(cfg))
-                for k in sorted(set(state.shrines[p][i][S_GEMS]))]
-        theirs = [[target_player_id(cfg, p, q), cfg.SET + i, cfg.CARD + k] for q in opps
-                  for i in addressable_sets(state, cfg, q, incomplete(cfg)) for k in sorted(set(state.shrines[q][i][S_GEMS]))]
+                for k in sorted(set(state.shrines[p][i].gems))]
+        theirs = [[at(q), cfg.SET + i, cfg.CARD + k] for q in opps
+                  for i in addressable_sets(state, cfg, q, incomplete(cfg))
+                  for k in sorted(set(state.shrines[q][i].gems))]
         return [a + b for a in mine for b in theirs]
     if eff == "greedy_goblin":
-        out = [[target_player_id(cfg, p, q)] for q in range(n) if state.vaults[q]]
-        return out + ([[cfg.KV]] if state.king else [])
+        out = [[at(q)] for q in range(n) if state.vaults[q]]
+        return out + ([[cfg.KING_VAULT]] if state.king else [])
     if eff == "basilisk":
-        out = [[target_player_id(cfg, p, q)] for q in opps if state.vaults[q]]
-        return out + ([[cfg.KV]] if state.king else [])
+        out = [[at(q)] for q in opps if state.vaults[q]]
+        return out + ([[cfg.KING_VAULT]] if state.king else [])
     if eff == "gem_guardian":
         return [[cfg.SET + i] for i in addressable_sets(state, cfg, p, unprotected_complete(cfg))]
     return []  # reactive spells are cast only in a window (S-9)
 
 
-def entry_with_targets(state, cfg, p: int, kind: int, tail: list[int], entry: dict | None = None) -> dict:
+def entry_with_targets(state, cfg, p: int, kind: int, tail: list[int], entry: StackEntry | None = None) -> StackEntry:
     """The stack entry of ``p`` casting ``kind`` at the targets ``tail`` (action ids)."""
-    e = entry if entry is not None else new_entry(kind, p)
-    e["c"] = p
+    e = entry if entry is not None else StackEntry(kind, p)
+    e.caster = p
     n = state.n
-    if cfg.eff[kind] == "switch":
-        e["s2"] = state.shrines[p][tail[0] - cfg.SET][S_ID]
-        e["g2"] = tail[1] - cfg.CARD
+    if cfg.effect[kind] == "switch":
+        e.own_set = state.shrines[p][tail[0] - cfg.SET].set_id
+        e.own_gem = tail[1] - cfg.CARD
         tail = tail[2:]
     for a in tail:
-        if cfg.TYPE <= a < cfg.TYPE + cfg.T:
-            e["t"] = a - cfg.TYPE
-        elif cfg.TP <= a < cfg.TP + n:
-            e["tp"] = e["v"] = (p + a - cfg.TP) % n
-        elif a == cfg.KV:
-            e["v"] = n
+        if cfg.GEM_TYPE <= a < cfg.GEM_TYPE + cfg.num_types:
+            e.gem_type = a - cfg.GEM_TYPE
+        elif cfg.TARGET_PLAYER <= a < cfg.TARGET_PLAYER + n:
+            e.target_player = e.vault = (p + a - cfg.TARGET_PLAYER) % n
+        elif a == cfg.KING_VAULT:
+            e.vault = n
         elif cfg.SET <= a < cfg.SET + MAX_SETS:
-            owner = e["tp"] if e["tp"] >= 0 else p
-            e["s"] = state.shrines[owner][a - cfg.SET][S_ID]
-        elif cfg.CARD <= a < cfg.CARD + cfg.K:
-            e["g"] = a - cfg.CARD
+            owner = e.target_player if e.target_player >= 0 else p
+            e.target_set = state.shrines[owner][a - cfg.SET].set_id
+        elif cfg.CARD <= a < cfg.CARD + cfg.num_kinds:
+            e.target_gem = a - cfg.CARD
     return e
 
 
