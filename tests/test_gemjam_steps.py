@@ -127,3 +127,21 @@ def test_state_json_form_is_pinned(players, seed):
     _random_game(g, seed, lambda s, p, k: (record(s, p, k), s_last[:1] or s_last.append(s)))
     h.update(json.dumps(s_last[0].to_dict()).encode())
     assert h.hexdigest()[:16] == STATE_FORM[players, seed]
+
+
+def test_rule_comments_cite_existing_sections_of_the_rules_page():
+    """The engine's comments and docstrings cite ``docs/gemjam.md`` by heading (no outside rule
+    numbers), and every heading they cite exists."""
+    import re
+
+    page = ENGINE.parents[1] / "docs" / "gemjam.md"
+    headings = {line.lstrip("#").strip() for line in page.read_text().splitlines() if line.startswith("#")}
+    cited = set()
+    for path in ENGINE_MODULES:
+        text = path.read_text()
+        assert not re.search(r"§\d|\bS-\d|\bC-\d|SETTLED|CLARIFICATIONS", text), f"{path.name} cites an outside document"
+        flat = re.sub(r"\n\s*(?:#:? ?)?", " ", text)  # comments and docstrings as one line
+        for m in re.finditer(r'docs/gemjam\.md,? ((?:"[^"]+"(?:, )?)+)', flat):
+            cited |= set(re.findall(r'"([^"]+)"', m.group(1)))
+    assert cited, "no citation found"
+    assert cited <= headings, f"cited sections missing from docs/gemjam.md: {sorted(cited - headings)}"

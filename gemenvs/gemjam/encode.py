@@ -1,11 +1,10 @@
 """The Gem Jam observation of one seat: a flat float32 vector laid out by an ObservationSpec.
 
-Seat-relative: row 0 of every per-player block is the observer, row r the player r seats to its
-left. What a seat may see (C-14, S-128): its own hand and Vault; every Shrine; the Discard Pile;
-pile and hand/Vault sizes; the response stack; the pending decision (its own choices so far and
-cards shown to it); the cards it has been shown in others' hands and Vaults. Never another hand
-or Vault's contents, the King's Vault or the Draw Pile. This module is the only place that
-turns a state into what a seat sees.
+Seat-relative: row 0 of every per-player block is the observer, row r the player r seats to its left. What a
+seat may see (docs/gemjam.md "Hidden information"): its own hand and Vault; every Shrine; the Discard Pile;
+pile and hand/Vault sizes; the response stack; the pending decision (its own choices so far and cards shown to
+it); the cards it has been shown in others' hands and Vaults. Never another hand or Vault's contents, the
+King's Vault or the Draw Pile. This module is the only place that turns a state into what a seat sees.
 """
 from __future__ import annotations
 
@@ -101,7 +100,7 @@ class Encoder:
         d = state.decision
         if d is not None and not state.over and d["p"] == p:
             # only one's own pending decision: that another seat is deciding a reaction would tell
-            # that it holds one, as seats without one pass automatically (S-141)
+            # that it holds one, as seats without one pass automatically (docs/gemjam.md "Hidden information")
             x[o["decision"] + _DECISION_INDEX[d["why"]]] = 1
             x[o["my_turn_to_decide"]] = 1
             for a in d["pre"]:

@@ -91,16 +91,16 @@ class GemJam(Game):
             if state.plays <= 0:
                 return "no play left this turn"
             if name == "bank":
-                return f"{card} is a Gem Card: it goes to the Shrine, never to the Vault (§6)"
+                return f"{card} is a Gem Card: it goes to the Shrine, never to the Vault"
             if m.is_gem[arg]:
                 if state.frozen:
                     return "Freeze: no Gem Card from hand this turn"
-                return f"no Basic Gem in an opponent's Shrine for {card} to copy (§9)"
+                return f"no Basic Gem in an opponent's Shrine for {card} to copy"
             if m.reactive[arg]:
-                return f"{card} is cast only in a response window (S-9)"
+                return f"{card} is cast only in a response window"
             if state.asleep:
                 return "Sleep Spell: no spell this turn"
-            return f"{card} has no valid target now (§16, S-83)"
+            return f"{card} has no valid target now"
         if name == "card" and not d["pre"] and d["why"] in ("discard", "bottom", "pay"):
             return f"no payable {m.names[arg]} in the Vault" if d["why"] == "pay" else f"no {m.names[arg]} in hand"
         return f"not one of the choices of {ctx} now ({len(d['opts'])} legal; check the mask)"
@@ -169,13 +169,13 @@ class GemJam(Game):
     # ------------------------------------------------------------------ hidden information
 
     def resample_hidden(self, state: GemJamState, observer: int, rng: np.random.Generator) -> GemJamState:
-        """Redraw what ``observer`` cannot see: other hands and Vaults (sizes kept, cards it knows
-        there kept), the King's Vault, the Draw Pile (positions it knows kept), cards set aside for
-        another seat, the RNG, and which Nature's Rebirth copies there are spent (S-108: how many
-        is public; they are dealt again among the redrawn zones' copies outside the King's Vault,
-        which a spent card never reaches). What other seats know of the redrawn zones is hidden from
-        the observer: they are taken to know there exactly what it knows there. The draw depends
-        only on what the observer sees and on ``rng`` (search agents rely on it)."""
+        """Redraw what ``observer`` cannot see: other hands and Vaults (sizes kept, cards it knows there
+        kept), the King's Vault, the Draw Pile (positions it knows kept), cards set aside for another seat,
+        the RNG, and which Nature's Rebirth copies there are spent (how many is public, docs/gemjam.md "Engine
+        choices"; they are dealt again among the redrawn zones' copies outside the King's Vault, which a spent
+        card never reaches). What other seats know of the redrawn zones is hidden from the observer: they are
+        taken to know there exactly what it knows there. The draw depends only on what the observer sees and
+        on ``rng`` (search agents rely on it)."""
         s = state.copy()
         n, o = s.n, observer
         d = s.decision

@@ -179,7 +179,7 @@ class Config:
         self.gold = m.gold
         self.deck = m.deck(opts.sirens_call)
         self.effect = m.effect
-        #: the Nature's Rebirth kinds (S-108: each copy grants its extra play once a turn)
+        #: the Nature's Rebirth kinds (docs/gemjam.md "Engine choices": each copy grants its extra play once a turn)
         self.rebirth_kinds = frozenset(m.kind_of_effect.get("natures_rebirth", ()))
         sp = self.actions = ActionSpec()
         names = m.names
@@ -231,7 +231,8 @@ class GemJamState:
 
     @property
     def rebirths(self) -> int:
-        """Extra plays Nature's Rebirth granted in this turn's play stage (its spent copies, S-108)."""
+        """Extra plays Nature's Rebirth granted in this turn's play stage (its spent copies, docs/gemjam.md "Engine
+        choices")."""
         return len(self.spent_rebirths)
 
     def copy(self) -> GemJamState:
@@ -288,7 +289,8 @@ def _clone(x):
 
 
 def new_state(cfg: Config, seed: int) -> GemJamState:
-    """Setup (§5): shuffle, deal 5 to each player and 5 to the King's Vault, the rest is the Draw Pile."""
+    """Setup (docs/gemjam.md "Setup and turn"): shuffle, deal 5 to each player and 5 to the King's Vault, the rest
+    is the Draw Pile."""
     n = cfg.num_players
     s = GemJamState.__new__(GemJamState)
     s.seed, s.log, s.n = int(seed), [], n
@@ -341,7 +343,8 @@ def event(state: GemJamState, *items, to: int = -1) -> None:
 
 
 def is_complete(cfg: Config, s: ShrineSet) -> bool:
-    """Whether a set holds exactly its type's set size of gems, a Basic of the type among them (§1, S-20)."""
+    """Whether a set holds exactly its type's set size of gems, a Basic of the type among them (docs/gemjam.md "Sets
+    in the Shrine")."""
     return len(s.gems) == cfg.set_size[s.gem_type] and cfg.basic_of[s.gem_type] in s.gems
 
 
@@ -366,7 +369,7 @@ def remove_gem(state: GemJamState, p: int, s: ShrineSet, kind: int) -> None:
 
 
 def opponent_basic_types(state: GemJamState, cfg: Config, p: int) -> list[int]:
-    """Types of Basic Gems now in opponents' Shrines (Mirror Madness sources, §9, S-28)."""
+    """Types of Basic Gems now in opponents' Shrines (Mirror Madness sources, docs/gemjam.md "Sets in the Shrine")."""
     out = set()
     for q in range(state.n):
         if q != p:
@@ -387,12 +390,12 @@ def set_needs(cfg: Config) -> tuple[list, int]:
     """What the set slots of a Shrine with more than ``MAX_SETS`` sets must reach, in order: tests
     on one set, each met by the first set that meets it unless an earlier choice does. The first
     ``hard`` make every decision that addresses sets exactly as the rules have it: a gem's
-    destination (a set of its type with room, one per type, S-22, S-39), a Guardian to pay (§14),
-    a completed unprotected set (Dragon's Loot, Armageddon, Gem Guardian, a received Guardian),
-    an unprotected Basic (Tsunami, Golem Grab), an incomplete set (Meteor Strike, Rat!, Switch,
-    Forced Wager), a payable gem (§14), an unprotected gem (a Move, a Counter Spell return). The
-    rest widen the choices as far as the slots allow: each gem kind in an incomplete set (a gem
-    to target), each payable kind in an unprotected set (a card to pay). Returns (tests, hard)."""
+    destination (a set of its type with room, one per type), a Guardian to pay, a completed
+    unprotected set (Dragon's Loot, Armageddon, Gem Guardian, a received Guardian), an unprotected
+    Basic (Tsunami, Golem Grab), an incomplete set (Meteor Strike, Rat!, Switch, Forced Wager), a
+    payable gem, an unprotected gem (a Move, a Counter Spell return). The rest widen the choices as
+    far as the slots allow: each gem kind in an incomplete set (a gem to target), each payable kind
+    in an unprotected set (a card to pay). Returns (tests, hard). See docs/gemjam.md "Set slots"."""
     m, size, basic_of = cfg.manifest, cfg.set_size, cfg.basic_of
     paying = [bool(m.is_basic[k] or m.is_dual[k]) for k in range(cfg.num_kinds)]
 
@@ -445,9 +448,9 @@ def arrange(state: GemJamState, cfg: Config) -> None:
 
 
 def destinations(state: GemJamState, cfg: Config, p: int, t: int, exclude: int = -1) -> list[int]:
-    """Where a gem of type ``t`` entering ``p``'s Shrine may go: an incomplete set of ``t`` with
-    room (the owner chooses), else a new set (S-22). Call :func:`arrange` first (then a set of
-    ``t`` with room, if any, has a slot)."""
+    """Where a gem of type ``t`` entering ``p``'s Shrine may go: an incomplete set of ``t`` with room (the
+    owner chooses), else a new set (docs/gemjam.md "Sets in the Shrine"). Call :func:`arrange` first (then a
+    set of ``t`` with room, if any, has a slot)."""
     out = [cfg.SET + i for i, s in enumerate(state.shrines[p])
            if i != exclude and s.gem_type == t and len(s.gems) < cfg.set_size[t] and i < MAX_SETS]
     return out or [cfg.NEW_SET]
@@ -472,8 +475,8 @@ def place_cands(state: GemJamState, cfg: Config, p: int, types) -> list:
 
 
 def receive_gem(state: GemJamState, cfg: Config, p: int, kind: int, keep_type: int = -1) -> None:
-    """A gem arrives in ``p``'s Shrine (payment, theft, swap): ``p`` chooses its type (a Mirror
-    Madness keeps ``keep_type``, S-35) and its set (S-22). Asks, so call it last."""
+    """A gem arrives in ``p``'s Shrine (payment, theft, swap): ``p`` chooses its type (a Mirror Madness keeps
+    ``keep_type``) and its set (docs/gemjam.md "Sets in the Shrine"). Asks, so call it last."""
     state.transit.append(kind)
     if cfg.effect[kind] == "mirror_madness" and keep_type >= 0:
         types = [keep_type]
@@ -510,7 +513,7 @@ def hand_add_public(state: GemJamState, p: int, kind: int) -> None:
 
 
 def vault_add_public(state: GemJamState, p: int, kind: int) -> None:
-    """A card everyone saw goes to ``p``'s Vault (a received payment, S-74)."""
+    """A card everyone saw goes to ``p``'s Vault (a received payment, docs/gemjam.md "Gem Jam and payments")."""
     insort(state.vaults[p], kind)
     for q in range(state.n):
         if q != p:
@@ -529,21 +532,21 @@ def vault_remove(state: GemJamState, p: int, kind: int, public: bool = True) -> 
 
 
 def to_king(state: GemJamState, kinds) -> None:
-    """Destroyed or forfeited gems shuffled face down into the King's Vault (it has no order,
-    S-151); every player saw which gems went there, so each knows them there (S-128)."""
+    """Destroyed or forfeited gems shuffled face down into the King's Vault (it has no order);
+    every player saw which gems went there, so each knows them there (docs/gemjam.md "Hidden
+    information")."""
     for k in kinds:
         insort(state.king, k)
         for q in range(state.n):
             insort(state.seen_vault[q][state.n], k)
 
 
-# S-108: each Nature's Rebirth card grants its extra play at most once a turn. Cards are handled
-# by kind, so the copies that granted it this turn ("spent") are known by the zone they are in:
-# ``state.spent_rebirths`` is a sorted list of [zone, kind] pairs, one per spent copy, the zones
-# being "discard", "draw", "stack" (cast, resolving, on its way to the Discard Pile), "aside"
-# (set aside by a spell), "hand<p>" and "vault<p>". Every move of a card between these zones
-# calls :func:`move_rebirth` (or :func:`move_all_rebirths`); the list empties when the play stage
-# ends (nothing is cast after it).
+# Each Nature's Rebirth card grants its extra play at most once a turn (docs/gemjam.md "Engine choices").
+# Cards are handled by kind, so the copies that granted it this turn ("spent") are known by the zone they are
+# in: ``state.spent_rebirths`` is a sorted list of [zone, kind] pairs, one per spent copy, the zones being
+# "discard", "draw", "stack" (cast, resolving, on its way to the Discard Pile), "aside" (set aside by a
+# spell), "hand<p>" and "vault<p>". Every move of a card between these zones calls :func:`move_rebirth` (or
+# :func:`move_all_rebirths`); the list empties when the play stage ends (nothing is cast after it).
 
 
 def zone_cards(state: GemJamState, zone: str) -> list:
@@ -562,7 +565,7 @@ def zone_cards(state: GemJamState, zone: str) -> list:
 
 
 def spent_in(state: GemJamState, zone: str, kind: int) -> int:
-    """How many of the ``kind`` cards in ``zone`` are spent Nature's Rebirths (S-108)."""
+    """How many of the ``kind`` cards in ``zone`` are spent Nature's Rebirths (docs/gemjam.md "Engine choices")."""
     return state.spent_rebirths.count([zone, kind])
 
 
@@ -602,10 +605,9 @@ def discard_card(state: GemJamState, kind: int) -> None:
 
 
 def draw_one(state: GemJamState, cfg: Config, p: int, zone: str = "") -> int:
-    """``p`` draws one card into its hand and gets its kind; the first run-out recycles the
-    Discard Pile, the second (or an empty recycle) ends the game at once (§20, S-117, S-139):
-    then -1. ``zone``: where a spent Nature's Rebirth drawn is counted (default its hand; Lucky
-    Draw's cards go aside)."""
+    """``p`` draws one card into its hand and gets its kind; the first run-out recycles the Discard Pile, the
+    second (or an empty recycle) ends the game at once (docs/gemjam.md "The end"): then -1. ``zone``: where a
+    spent Nature's Rebirth drawn is counted (default its hand; Lucky Draw's cards go aside)."""
     if not state.draw:
         if not state.recycled:
             state.recycled = 1
@@ -686,8 +688,8 @@ def finish_may_draw(state, cfg, p, pre, ctx):
 
 
 def payable(state: GemJamState, cfg: Config, p: int) -> tuple[list, int]:
-    """The payment answers of ``p`` ([card] from the Vault, [set, card] from the Shrine: a
-    Guardian before any gem of its set, S-57) and the value of everything eligible (§14)."""
+    """The payment answers of ``p`` ([card] from the Vault, [set, card] from the Shrine: a Guardian before any
+    gem of its set) and the value of everything eligible (docs/gemjam.md "Gem Jam and payments")."""
     gold = cfg.gold
     arrange(state, cfg)
     cands, total = [], 0
@@ -716,7 +718,7 @@ def payable(state: GemJamState, cfg: Config, p: int) -> tuple[list, int]:
 def pay_step(state, cfg, t):
     """``["pay", payer, receiver, amount]``: one card at a time, chosen by the payer, until the
     amount is covered; when everything eligible does not cover it, all of it goes and the rest is
-    forgiven (§14, C-7, S-72)."""
+    forgiven (docs/gemjam.md "Gem Jam and payments")."""
     _, payer, recv, left = t
     if left <= 0:
         return
@@ -744,7 +746,8 @@ def finish_pay(state, cfg, p, pre, ctx):
 
 
 def transfer(state: GemJamState, cfg: Config, payer: int, recv: int, left: int, choice: list) -> None:
-    """Move one paid card from ``payer`` to ``recv``; the receiver places it before the next (S-143)."""
+    """Move one paid card from ``payer`` to ``recv``; the receiver places it before the next (docs/gemjam.md "Gem
+    Jam and payments")."""
     if choice[0] >= cfg.SET and choice[0] < cfg.SET + MAX_SETS:
         s = state.shrines[payer][choice[0] - cfg.SET]
         k = choice[1] - cfg.CARD
@@ -762,7 +765,7 @@ def transfer(state: GemJamState, cfg: Config, payer: int, recv: int, left: int, 
 
 
 def receive_card(state: GemJamState, cfg: Config, p: int, k: int) -> None:
-    """A paid card is placed by its receiver according to its type (§14, C-7, S-75, S-143)."""
+    """A paid card is placed by its receiver according to its type (docs/gemjam.md "Gem Jam and payments")."""
     m = cfg.manifest
     if k == m.guardian:
         state.transit.append(k)
@@ -790,19 +793,20 @@ def finish_receive_guardian(state, cfg, p, pre, ctx):
 
 
 def designated(cfg: Config, p: int) -> int:
-    """The seat that may apply the timer penalty to ``p`` (§19): the other, the left, the opposite."""
+    """The seat that may apply the timer penalty to ``p`` (docs/gemjam.md "Timer option"): the other, the left, the
+    opposite."""
     return (p + (2 if cfg.num_players == 4 else 1)) % cfg.num_players
 
 
 def end_by_count(state: GemJamState, cfg: Config, reason: str) -> None:
-    """End by deck-out or ``max_rounds``: most completed sets wins, ties share (§20, S-16, S-153)."""
+    """End by deck-out or ``max_rounds``: most completed sets wins, ties share (docs/gemjam.md "The end")."""
     counts = [complete_sets(state, cfg, p) for p in range(state.n)]
     best = max(counts)
     end_game(state, cfg, [p for p in range(state.n) if counts[p] == best], reason)
 
 
 def end_game(state: GemJamState, cfg: Config, winners: list[int], reason: str) -> None:
-    """The game is over; Siren's Call's losing penalty is an event for every non-winner (S-19)."""
+    """The game is over; Siren's Call's losing penalty is an event for every non-winner (docs/gemjam.md "The end")."""
     state.over = 1
     state.winners = winners
     state.end_reason = reason
@@ -815,7 +819,7 @@ def end_game(state: GemJamState, cfg: Config, winners: list[int], reason: str) -
 
 
 def check_win(state: GemJamState, cfg: Config) -> bool:
-    """The turn player wins with four completed sets, in its own turn, nothing pending (§1, S-14)."""
+    """The turn player wins with four completed sets, in its own turn, nothing pending (docs/gemjam.md "The end")."""
     p = state.turn
     if complete_sets(state, cfg, p) >= SETS_TO_WIN:
         end_game(state, cfg, [p], "four_sets")
@@ -825,7 +829,7 @@ def check_win(state: GemJamState, cfg: Config) -> bool:
 
 def timer_due(state: GemJamState, cfg: Config, step: str) -> bool:
     """Count a top-level decision of the turn player; past ``turn_decision_limit`` the designated
-    opponent first decides on the penalty, once a turn (§19, S-137). True when it was asked."""
+    opponent first decides on the penalty, once a turn (docs/gemjam.md "Timer option"). True when it was asked."""
     state.timer += 1
     limit = cfg.options.turn_decision_limit
     if limit is None or state.timer <= limit or state.timer_used:
@@ -875,7 +879,7 @@ def adjust_step(state, cfg, t):
 
 def after_adjust_step(state, cfg, t):
     """``["after_adjust"]``: the win check again, then the turn's draw."""
-    # S-152: the win check runs again after the adjustment, before the draw
+    # the win check runs again after the adjustment, before the draw (docs/gemjam.md "Setup and turn")
     if check_win(state, cfg):
         return
     p = state.turn
@@ -887,13 +891,14 @@ def after_adjust_step(state, cfg, t):
 def turn_end_step(state, cfg, t):
     """``["turn_end"]``: the hand limit, the restore check, then the next player's turn."""
     p = state.turn
-    state.spent_rebirths = []  # S-108: "once per turn"; nothing is cast after the play stage
+    state.spent_rebirths = []  # "once per turn"; nothing is cast after the play stage (docs/gemjam.md "Engine choices")
     hand = state.hands[p]
     if len(hand) > HAND_LIMIT:
         state.tasks.append(["turn_end"])
         ask(state, cfg, p, "bottom", build_hand_choice(state, cfg, p, None))
         return
-    # Stage 4 (§6, §7, S-47): a set this player broke by its own adjustment must be complete again
+    # Stage 4 (docs/gemjam.md "Adjustments and voluntary breaks"): a set this player broke by its own
+    # adjustment must be complete again
     for s in list(state.shrines[p]):
         if s.broken:
             s.broken = 0
@@ -912,7 +917,7 @@ def turn_end_step(state, cfg, t):
 
 
 def finish_bottom(state, cfg, p, pre, ctx):
-    # S-116: one at a time, each below the previous; only their owner knows them
+    # one at a time, each below the previous; only their owner knows them (docs/gemjam.md "Setup and turn")
     k = pre[0] - cfg.CARD
     hand_remove(state, p, k, public=False)
     state.draw.insert(0, k)
@@ -931,8 +936,9 @@ def _permits(cfg: Config, kind: int, t: int, current: int, opp_basics: list[int]
 
 
 def adjust_cands(state: GemJamState, cfg: Config, p: int) -> list:
-    """Stage 1 answers (§7, S-39, S-138): [adjust none]; [move, set, card, gem_type, destination];
-    [swap, set, card, set, card] (different sets, different cards, each permitted the other's type)."""
+    """Stage 1 answers (docs/gemjam.md "Adjustments and voluntary breaks"): [adjust none]; [move, set, card,
+    gem_type, destination]; [swap, set, card, set, card] (different sets, different cards, each permitted the
+    other's type)."""
     m = cfg.manifest
     A = cfg.ADJUST
     out = [[A]]
@@ -960,7 +966,9 @@ def adjust_cands(state: GemJamState, cfg: Config, p: int) -> list:
                     # beyond them (a Shrine of more than MAX_SETS sets): this Move is not offered
                     continue
                 if dests == [cfg.NEW_SET] and t == cur and alone:
-                    continue  # S-138: a lone gem never moves to a new set of its own type
+                    # a lone gem never moves to a new set of its own type (docs/gemjam.md "Adjustments and voluntary
+                    # breaks")
+                    continue
                 for d in dests:
                     out.append([A + 1, cfg.SET + i, cfg.CARD + k, cfg.GEM_TYPE + t, d])
     for x, (i, s) in enumerate(free):
@@ -997,7 +1005,8 @@ def finish_adjust(state, cfg, p, pre, ctx):
         insort(s1.gems, k2)
         insort(s2.gems, k1)
         event(state, "swap", p, k1, k2)
-    # S-42/43: an adjustment that leaves a complete set incomplete marks it broken this turn
+    # an adjustment that leaves a complete set incomplete marks it broken this turn (docs/gemjam.md "Adjustments and
+    # voluntary breaks")
     for s in shrine:
         if before.get(s.set_id) and not is_complete(cfg, s):
             s.broken = 1

@@ -1,9 +1,11 @@
-"""Every card's effect, written once, named after the card; what a spell may target when cast;
-and the turn player's play decision (which cards it may play, bank or cast, and how).
+"""Every card's effect, written once, named after the card, and the turn player's play decision
+(which cards it may play, bank or cast, and how).
 
-Targets are chosen at cast (S-82) and checked again at resolution: a target that is gone or no
-longer eligible makes the spell fail (§16, S-83, S-148). Anything that depends on cards revealed
-or drawn is chosen at resolution.
+What a spell may target is in :mod:`gemenvs.gemjam.targets`: targets are chosen at cast and
+checked again here, at resolution; a target that is gone or no longer eligible makes the spell
+fail. Anything that depends on cards revealed or drawn is chosen at resolution (docs/gemjam.md
+"Spells: casting and the stack", "Spells, one by one"). :data:`gemenvs.gemjam.steps.EFFECTS`
+maps each effect name of the card manifest to its function here.
 """
 from __future__ import annotations
 
@@ -22,8 +24,8 @@ from gemenvs.gemjam.targets import entry_with_targets, opponents, target_tails
 
 
 def play_cands(state, cfg, p: int, ctx=None) -> list:
-    """The turn player's next play (§6): end plays; bank a gold or spell card; a gem to the
-    Shrine (type, set) unless frozen; cast a spell (targets) unless asleep. One play each."""
+    """The turn player's next play (docs/gemjam.md "Setup and turn"): end plays; bank a gold or spell card; a
+    gem to the Shrine (type, set) unless frozen; cast a spell (targets) unless asleep. One play each."""
     arrange(state, cfg)  # whatever the hand: the order of the sets tells nothing about it
     out = [[cfg.END_PLAYS]]
     if state.plays <= 0:
@@ -75,7 +77,8 @@ def finish_play(state, cfg, p, pre, ctx):
 
 
 def play_gem(state, cfg, p: int, k: int, t: int, dest: int) -> None:
-    """A gem from hand into the Shrine; Magic Mushroom then draws, Poison Cup discards (§9, S-146)."""
+    """A gem from hand into the Shrine; Magic Mushroom then draws, Poison Cup discards (docs/gemjam.md "Sets in the
+    Shrine")."""
     hand_remove(state, p, k)
     put_gem(state, cfg, p, k, t, dest)
     event(state, "gem", p, k, t)
@@ -86,12 +89,13 @@ def play_gem(state, cfg, p: int, k: int, t: int, dest: int) -> None:
 
 
 def magic_mushroom(state, cfg, p: int) -> None:
-    """Magic Mushroom played from hand: draw one card (mandatory, C-3)."""
+    """Magic Mushroom played from hand: draw one card (mandatory, docs/gemjam.md "Sets in the Shrine")."""
     draw_cards(state, cfg, p, 1)
 
 
 def poison_cup(state, cfg, p: int) -> None:
-    """Poison Cup played from hand: discard one card of one's choice, if possible (C-3)."""
+    """Poison Cup played from hand: discard one card of one's choice, if possible (docs/gemjam.md "Sets in the
+    Shrine")."""
     state.tasks.append(["discard", p, 1])
 
 
@@ -103,7 +107,8 @@ def _gem_jam(state, cfg, e: StackEntry, payers: list[int]) -> None:
     sets = [s for s in state.shrines[c] if s.gem_type == t]
     gems = sum(len(s.gems) for s in sets)
     guards = sum(1 for s in sets if s.guarded and is_complete(cfg, s))
-    # S-63: the amount is fixed once, at resolution, before any payment; C-5: x2 per Double Trouble
+    # the amount is fixed once, at resolution, before any payment, x2 per Double Trouble
+    # (docs/gemjam.md "Gem Jam and payments")
     amount = cfg.manifest.jam_amount(t, gems, guards) << e.doublings
     event(state, "jam", c, t, amount)
     for q in reversed(payers):
@@ -111,7 +116,8 @@ def _gem_jam(state, cfg, e: StackEntry, payers: list[int]) -> None:
 
 
 def any_gem_jam(state, cfg, e):
-    """Any 1 Gem Type Gem Jam: every opponent pays, clockwise from the caster's left (S-64)."""
+    """Any 1 Gem Type Gem Jam: every opponent pays, clockwise from the caster's left (docs/gemjam.md "Gem Jam and
+    payments")."""
     _gem_jam(state, cfg, e, opponents(state, e.caster))
 
 
@@ -121,7 +127,8 @@ def paired_gem_jam(state, cfg, e):
 
 
 def double_trouble(state, cfg, e):
-    """Double Trouble: doubles the Gem Jam it is attached to, or the target discards a card (§12)."""
+    """Double Trouble: doubles the Gem Jam it is attached to, or the target discards a card (docs/gemjam.md "Spells:
+    casting and the stack")."""
     if e.attached:
         state.stack[-1].doublings += 1
     else:
@@ -152,7 +159,7 @@ def _fail(state, e: StackEntry) -> None:
 
 
 def dragons_loot(state, cfg, e):
-    """Dragon's Loot: steal one completed, unprotected set; it moves intact (S-36, S-150)."""
+    """Dragon's Loot: steal one completed, unprotected set; it moves intact (docs/gemjam.md "Spells, one by one")."""
     s = _target_set(state, e)
     if s is None or s.guarded or not is_complete(cfg, s):
         return _fail(state, e)
@@ -191,7 +198,8 @@ def tsunami(state, cfg, e):
 
 
 def rat(state, cfg, e):
-    """Rat!: steal one gem not in a completed set; the thief types and places it (S-35, S-97)."""
+    """Rat!: steal one gem not in a completed set; the thief types and places it (docs/gemjam.md "Spells, one by
+    one")."""
     s = _target_set(state, e)
     if s is None or is_complete(cfg, s) or e.target_gem not in s.gems:
         return _fail(state, e)
@@ -211,7 +219,8 @@ def golem_grab(state, cfg, e):
 
 
 def switch(state, cfg, e):
-    """Switch: swap one own gem with one opponent's gem, neither in a completed set (S-98)."""
+    """Switch: swap one own gem with one opponent's gem, neither in a completed set (docs/gemjam.md "Spells, one by
+    one")."""
     c, q = e.caster, e.target_player
     mine, theirs = find_set(state, c, e.own_set), _target_set(state, e)
     if (mine is None or theirs is None or is_complete(cfg, mine) or is_complete(cfg, theirs)
@@ -247,7 +256,7 @@ def forced_wager(state, cfg, e):
 
 def eye_see(state, cfg, e):
     """Eye See!: up to two random cards of the opponent's hand are shown to the caster; it keeps
-    one (with one card it may keep or return it) (S-100, S-101, S-147)."""
+    one (with one card it may keep or return it) (docs/gemjam.md "Spells, one by one")."""
     q, c = e.target_player, e.caster
     hand = state.hands[q]
     if not hand:
@@ -283,7 +292,7 @@ def finish_eye_see(state, cfg, p, pre, ctx):
         k = pre[0] - cfg.CARD
         cards.remove(k)
         insort(state.hands[p], k)
-        insort(state.seen_hand[q][p], k)  # the victim knows which card left (S-101)
+        insort(state.seen_hand[q][p], k)  # the victim knows which card left (docs/gemjam.md "Spells, one by one")
         event(state, "eye_see_keep", p, q, k, to=p)
         event(state, "eye_see_keep", p, q, k, to=q)
     for k in cards:
@@ -294,7 +303,7 @@ def finish_eye_see(state, cfg, p, pre, ctx):
 
 def howling_fear(state, cfg, e):
     """Howling Fear: the chosen opponent discards two, then each other opponent one, clockwise
-    from the caster's left; each discarder chooses (S-102)."""
+    from the caster's left; each discarder chooses (docs/gemjam.md "Spells, one by one")."""
     for q in reversed(opponents(state, e.caster)):
         if q != e.target_player:
             state.tasks.append(["discard", q, 1])
@@ -307,7 +316,8 @@ def take_two(state, cfg, e):
 
 
 def lucky_draw(state, cfg, e):
-    """Lucky Draw: draw three, discard one of them, keep two; each opponent may draw one (S-104)."""
+    """Lucky Draw: draw three, discard one of them, keep two; each opponent may draw one (docs/gemjam.md "Spells,
+    one by one")."""
     c = e.caster
     got = []
     for _ in range(3):
@@ -327,7 +337,8 @@ def lucky_draw(state, cfg, e):
 def finish_lucky_draw(state, cfg, p, pre, ctx):
     k = pre[0] - cfg.CARD
     cards = state.aside["cards"]
-    move_rebirth(state, cfg, k, "aside", "discard", "spent")  # the discard is one of the three (S-146)
+    # the discard is one of the three (docs/gemjam.md "Engine choices")
+    move_rebirth(state, cfg, k, "aside", "discard", "spent")
     move_all_rebirths(state, "aside", f"hand{p}")
     state.aside = None
     for x in cards:
@@ -362,8 +373,8 @@ def finish_reanimate(state, cfg, p, pre, ctx):
 
 
 def natures_rebirth(state, cfg, e):
-    """Nature's Rebirth: a random card of the Discard Pile to hand (public, S-107) and one more play,
-    each copy at most once a turn (S-108)."""
+    """Nature's Rebirth: a random card of the Discard Pile to hand (public) and one more play,
+    each copy at most once a turn (docs/gemjam.md "Spells, one by one", "Engine choices")."""
     c = e.caster
     if state.discard:
         i = int(state.rng.integers(len(state.discard)))
@@ -379,7 +390,8 @@ def natures_rebirth(state, cfg, e):
 
 
 def greedy_goblin(state, cfg, e):
-    """Greedy Goblin: search any Vault (own, another's, the King's); take one card (S-109)."""
+    """Greedy Goblin: search any Vault (own, another's, the King's); take one card (docs/gemjam.md "Spells, one by
+    one")."""
     v, c = e.vault, e.caster
     zone = state.king if v == state.n else state.vaults[v]
     if not zone:
@@ -414,7 +426,7 @@ def finish_greedy_goblin(state, cfg, p, pre, ctx):
 
 def basilisk(state, cfg, e):
     """Basilisk: two random cards of another Vault (the King's included); the caster puts one in
-    hand and one in its Vault (one card: it chooses where) (S-110)."""
+    hand and one in its Vault (one card: it chooses where) (docs/gemjam.md "Spells, one by one")."""
     v, c = e.vault, e.caster
     zone = state.king if v == state.n else state.vaults[v]
     if not zone:
@@ -454,7 +466,7 @@ def finish_basilisk(state, cfg, p, pre, ctx):
         cards.remove(k)
         insort(state.hands[p], k)
     for k in cards:
-        insort(state.vaults[p], k)  # a gem card in a Vault is payable at its gold (S-37)
+        insort(state.vaults[p], k)  # a gem card in a Vault is payable at its gold (docs/gemjam.md "Sets in the Shrine")
     event(state, "basilisk", p)
 
 
@@ -462,7 +474,8 @@ def finish_basilisk(state, cfg, p, pre, ctx):
 
 
 def gem_guardian(state, cfg, e):
-    """Gem Guardian: attach to the caster's completed, unprotected set, if it still is one (S-148)."""
+    """Gem Guardian: attach to the caster's completed, unprotected set, if it still is one (docs/gemjam.md "Spells:
+    casting and the stack")."""
     s = find_set(state, e.caster, e.target_set)
     state.resolving.remove(e.kind)
     if s is None or s.guarded or not is_complete(cfg, s):
@@ -475,7 +488,7 @@ def gem_guardian(state, cfg, e):
 
 def counter_spell(state, cfg, e):
     """Counter Spell: cancel the spell below; then return one own unprotected gem to hand if
-    possible, even from a completed set, without penalty (§16, S-48, S-85)."""
+    possible, even from a completed set, without penalty (docs/gemjam.md "Spells: casting and the stack")."""
     cancel_top(state)
     c = e.caster
     arrange(state, cfg)
@@ -494,31 +507,34 @@ def finish_counter_return(state, cfg, p, pre, ctx):
 
 
 def diabolic_denial(state, cfg, e):
-    """Diabolic Denial: cancel the spell below; then discard one card if possible (§16, S-86)."""
+    """Diabolic Denial: cancel the spell below; then discard one card if possible (docs/gemjam.md "Spells: casting
+    and the stack")."""
     cancel_top(state)
     state.tasks.append(["discard", e.caster, 1])
 
 
 def chaos_cube(state, cfg, e):
     """Chaos Cube: take control of the spell below and recast it at new targets (the stack's
-    recast, :func:`gemenvs.gemjam.stack.recast`) (§16, C-6, S-89..S-93)."""
+    recast, :func:`gemenvs.gemjam.stack.recast`) (docs/gemjam.md "Spells: casting and the stack")."""
     recast(state, cfg, e)
 
 
 def sleep_spell(state, cfg, e):
-    """Sleep Spell: every opponent casts no spell in its own next turn (banking allowed) (S-111)."""
+    """Sleep Spell: every opponent casts no spell in its own next turn (banking allowed) (docs/gemjam.md "Spells,
+    one by one")."""
     for q in opponents(state, e.caster):
         state.sleep_next[q] = 1
 
 
 def freeze(state, cfg, e):
-    """Freeze: every opponent plays no Gem Card from hand in its own next turn (S-112)."""
+    """Freeze: every opponent plays no Gem Card from hand in its own next turn (docs/gemjam.md "Spells, one by one")."""
     for q in opponents(state, e.caster):
         state.freeze_next[q] = 1
 
 
 def sirens_call(state, cfg, e):
-    """Siren's Call (option): the named player is an event; the caster draws one card (C-13)."""
+    """Siren's Call (option): the named player is an event; the caster draws one card (docs/gemjam.md "Spells, one
+    by one")."""
     event(state, "siren", e.caster, e.target_player)
     draw_cards(state, cfg, e.caster, 1)
 

@@ -14,8 +14,9 @@ from gemenvs.gemjam.targets import entry_with_targets, target_tails
 
 
 def cast(state, cfg, p: int, entry: StackEntry) -> None:
-    """Put a spell from ``p``'s hand on the stack and open its response window (§16); of a
-    Nature's Rebirth, the copy that has not granted its play this turn, if any (S-108)."""
+    """Put a spell from ``p``'s hand on the stack and open its response window; of a
+    Nature's Rebirth, the copy that has not granted its play this turn, if any (docs/gemjam.md
+    "Spells: casting and the stack", "Engine choices")."""
     move_rebirth(state, cfg, entry.kind, f"hand{p}", "stack", "unspent")
     hand_remove(state, p, entry.kind)
     state.stack.append(entry)
@@ -24,13 +25,15 @@ def cast(state, cfg, p: int, entry: StackEntry) -> None:
 
 
 def responders(state, caster: int) -> list[int]:
-    """Who may answer a spell: every player but its caster, clockwise from the turn player (C-4)."""
+    """Who may answer a spell: every player but its caster, clockwise from the turn player (docs/gemjam.md "Spells:
+    casting and the stack")."""
     n = state.n
     return [q for q in ((state.turn + j) % n for j in range(n)) if q != caster]
 
 
 def targets_gems_of(cfg, e: StackEntry, q: int) -> bool:
-    """Whether stack entry ``e`` is a spell that targets ``q``'s gems or sets (Chaos Cube, C-6)."""
+    """Whether stack entry ``e`` is a spell that targets ``q``'s gems or sets (Chaos Cube, docs/gemjam.md "Spells:
+    casting and the stack")."""
     return cfg.effect[e.kind] in GEM_TARGETING and e.target_player == q
 
 
@@ -63,12 +66,14 @@ def finish_react(state, cfg, p, pre, ctx):
     if pre[0] == cfg.PASS:
         state.tasks.append(["window", ctx["i"] + 1])
         return
-    # the first to react opens a new window; the spell below can no longer be answered (§16)
+    # the first to react opens a new window; the spell below can no longer be answered (docs/gemjam.md "Spells:
+    # casting and the stack")
     cast(state, cfg, p, StackEntry(pre[0] - cfg.PLAY, p))
 
 
 def may_double(state, cfg, e: StackEntry) -> bool:
-    """Whether the caster of a Gem Jam about to resolve may attach a Double Trouble (S-69, S-149)."""
+    """Whether the caster of a Gem Jam about to resolve may attach a Double Trouble (docs/gemjam.md "Spells: casting
+    and the stack")."""
     c = e.caster
     return c == state.turn and state.plays > 0 and not state.asleep and cfg.manifest.double_trouble in state.hands[c]
 
@@ -82,14 +87,15 @@ def double_cands(state, cfg, p: int, ctx=None) -> list:
 
 def resolve_top(state, cfg) -> dict | None:
     """The ``["resolve"]`` step up to the effect: resolve the top of the stack, the entries below
-    following without new windows (§16, C-4). Returns the entry whose card's effect applies now
+    following without new windows (docs/gemjam.md "Spells: casting and the stack"). Returns the entry whose card's
+    effect applies now
     (the caller, :func:`gemenvs.gemjam.steps.resolve_step`, applies it), or None."""
     if not state.stack:
         return None
     e = state.stack[-1]
     if not e.cancelled and not e.double_declined and cfg.effect[e.kind] in ("any_gem_jam", "paired_gem_jam"):
         # always asked (a forced pass when it holds no Double Trouble), so that nobody learns
-        # from the question itself whether the caster holds one (S-141)
+        # from the question itself whether the caster holds one (docs/gemjam.md "Spells: casting and the stack")
         ask(state, cfg, e.caster, "double", double_cands(state, cfg, e.caster))
         return None
     state.stack.pop()
@@ -112,7 +118,8 @@ def finish_double(state, cfg, p, pre, ctx):
         e.double_declined = 1
         state.tasks.append(["resolve"])
         return
-    # C-5: Double Trouble attached to the Gem Jam uses a play and has its own window
+    # Double Trouble attached to the Gem Jam uses a play and has its own window (docs/gemjam.md "Spells: casting and
+    # the stack")
     state.plays -= 1
     dt = StackEntry(cfg.manifest.double_trouble, p)
     dt.attached = 1
@@ -121,7 +128,7 @@ def finish_double(state, cfg, p, pre, ctx):
 
 def cancel_top(state) -> None:
     """Counter Spell / Diabolic Denial: cancel the spell they answered, now on top of the stack;
-    it goes to the Discard Pile when its turn to resolve comes (§16)."""
+    it goes to the Discard Pile when its turn to resolve comes (docs/gemjam.md "Spells: casting and the stack")."""
     if state.stack:
         state.stack[-1].cancelled = 1
 
@@ -129,7 +136,7 @@ def cancel_top(state) -> None:
 def recast(state, cfg, cube: StackEntry) -> None:
     """A resolving Chaos Cube's player takes over the spell below and chooses its new targets now
     (its own gems excluded from the targeted side); with none the stolen spell fails. The recast
-    is that player's, uses no play and gets its own window (C-6, S-89..S-93, S-142)."""
+    is that player's, uses no play and gets its own window (docs/gemjam.md "Spells: casting and the stack")."""
     c = cube.caster
     stolen = state.stack[-1]
     rules.arrange(state, cfg)
@@ -154,7 +161,8 @@ def finish_chaos_cube(state, cfg, p, pre, ctx):
 
 
 def to_discard_step(state, cfg, t):
-    """A resolved (or cancelled, or failed) spell goes to the Discard Pile (§17)."""
+    """A resolved (or cancelled, or failed) spell goes to the Discard Pile (docs/gemjam.md "Spells: casting and the
+    stack")."""
     _, kind = t
     move_rebirth(state, cfg, kind, "stack", "discard", "spent")
     state.resolving.remove(kind)

@@ -21,7 +21,8 @@ def target_player_id(cfg, p: int, q: int) -> int:
 
 
 def jam_types(state, cfg, p: int) -> list[int]:
-    """Types ``p`` may cast Gem Jam for: a Basic or Dual Gem of the type in its Shrine (§10)."""
+    """Types ``p`` may cast Gem Jam for: a Basic or Dual Gem of the type in its Shrine
+    (docs/gemjam.md "Gem Jam and payments")."""
     m = cfg.manifest
     out = set()
     for s in state.shrines[p]:
@@ -53,7 +54,8 @@ def unprotected_with_basic(cfg):
 
 def target_tails(state, cfg, p: int, kind: int, recast: bool = False) -> list[list[int]]:
     """Every legal choice of targets for ``p`` casting ``kind`` (empty list: not castable now).
-    ``recast``: a Chaos Cube player recasting, its own gems excluded from the targeted side (C-6)."""
+    ``recast``: a Chaos Cube player recasting, its own gems excluded from the targeted side
+    (docs/gemjam.md "Spells: casting and the stack")."""
     eff = cfg.effect[kind]
     n = state.n
     opps = opponents(state, p)
@@ -83,7 +85,7 @@ def target_tails(state, cfg, p: int, kind: int, recast: bool = False) -> list[li
         return [[at(q), cfg.SET + i] for q in opps
                 for i in addressable_sets(state, cfg, q, unprotected_with_basic(cfg))]
     if eff in ("meteor_strike", "rat", "forced_wager"):
-        who = opps if (eff != "forced_wager" or recast) else [p] + opps  # S-94, S-99
+        who = opps if (eff != "forced_wager" or recast) else [p] + opps  # docs/gemjam.md "Spells, one by one"
         return [[at(q), cfg.SET + i, cfg.CARD + k] for q in who
                 for i in addressable_sets(state, cfg, q, incomplete(cfg))
                 for k in sorted(set(state.shrines[q][i].gems))]
@@ -102,7 +104,7 @@ def target_tails(state, cfg, p: int, kind: int, recast: bool = False) -> list[li
         return out + ([[cfg.KING_VAULT]] if state.king else [])
     if eff == "gem_guardian":
         return [[cfg.SET + i] for i in addressable_sets(state, cfg, p, unprotected_complete(cfg))]
-    return []  # reactive spells are cast only in a window (S-9)
+    return []  # reactive spells are cast only in a window (docs/gemjam.md "Spells: casting and the stack")
 
 
 def entry_with_targets(state, cfg, p: int, kind: int, tail: list[int], entry: StackEntry | None = None) -> StackEntry:
