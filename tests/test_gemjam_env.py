@@ -54,7 +54,7 @@ def test_agent_selection_follows_responders_and_payers():
             env.step(None)
             continue
         d = env.unwrapped.game_state.decision
-        seen.add((d["why"], env.unwrapped.game_state.turn == d["p"]))
+        seen.add((d.kind, env.unwrapped.game_state.turn == d.seat))
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert any(not own for _, own in seen)  # someone decided in another player's turn
 

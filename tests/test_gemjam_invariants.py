@@ -23,7 +23,7 @@ def zones(g: GemJam, s) -> Counter:
                 cards.append(g.manifest.guardian)
     cards += [e.kind for e in s.stack]
     if s.aside is not None:
-        cards += s.aside["cards"]
+        cards += s.aside.cards
     return Counter(cards)
 
 

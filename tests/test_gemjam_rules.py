@@ -99,7 +99,7 @@ def set_names(g: GemJam, s, p: int) -> list[tuple[str, list[str], int]]:
 
 def deciding(g: GemJam, s) -> tuple[int, str]:
     """(seat, decision kind) of the pending decision."""
-    return s.decision["p"], s.decision["why"]
+    return s.decision.seat, s.decision.kind
 
 
 def legal_names(g: GemJam, s, p: int) -> list[str]:
@@ -834,10 +834,10 @@ def jam_36(g: GemJam, payer_shrine, first=()):
     for c in first:
         assert deciding(g, s) == (1, "pay")
         act(g, s, 1, f"set:{slot(g, s, 1, c, [c])}", f"card:{c}")
-        while s.decision["why"] == "place":
+        while s.decision.kind == "place":
             g.apply(s, 0, int(g.legal_actions(s, 0)[0]))
-    while s.decision is not None and (s.decision["p"] == 1 or s.decision["why"] == "place"):  # paid, placed
-        p = s.decision["p"]
+    while s.decision is not None and (s.decision.seat == 1 or s.decision.kind == "place"):  # paid, placed
+        p = s.decision.seat
         g.apply(s, p, int(g.legal_actions(s, p)[0]))
     return s
 
@@ -1025,7 +1025,7 @@ def test_a_short_payment_still_lets_the_payer_choose_the_order_of_its_cards():
     s = short_onyx_jam()
     assert deciding(G2, s) == (1, "pay")
     assert legal_names(G2, s, 1) == ["set[0]", "set[1]"]
-    assert sorted(" ".join(G2.action_name(a) for a in c) for c in s.decision["cands"]) == [
+    assert sorted(" ".join(G2.action_name(a) for a in c) for c in s.decision.answers) == [
         "set[0] card[Ruby]", "set[1] card[Gem Guardian]"]
 
     # the Guardian first: seat 0's Ruby set is not yet complete, so it can only bank it (forced)

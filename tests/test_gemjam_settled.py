@@ -1292,7 +1292,7 @@ def test_s128_resampling_keeps_cards_taken_aside_from_the_observers_own_hand():
     assert deciding(G, s) == (0, "eye_see")
     for seed in range(5):
         r = G.resample_hidden(s, 1, np.random.default_rng(seed))
-        assert names(G, r.aside["cards"]) == ["Gold 10", "Tsunami"]
+        assert names(G, r.aside.cards) == ["Gold 10", "Tsunami"]
 
 
 def test_s128_destroyed_gems_in_the_kings_vault_are_known_to_all():
@@ -1470,8 +1470,8 @@ def test_every_legal_action_leads_on_no_dead_end():
             break
         p = g.to_act(s)[0]
         d = s.decision
-        k = len(d["pre"])
-        assert sorted({c[k] for c in d["cands"]}) == list(np.flatnonzero(g.legal_mask(s, p)))
+        k = len(d.chosen)
+        assert sorted({c[k] for c in d.answers}) == list(np.flatnonzero(g.legal_mask(s, p)))
         for a in g.legal_actions(s, p):
             c = s.copy()
             g.apply_legal(c, p, a)

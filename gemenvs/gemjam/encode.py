@@ -98,17 +98,17 @@ class Encoder:
         gem_slot, flags = self.gem_slot, T + 2 + len(WILD_EFFECTS)
         x = np.zeros(self.size, np.float32)
         d = state.decision
-        if d is not None and not state.over and d["p"] == p:
+        if d is not None and not state.over and d.seat == p:
             # only one's own pending decision: that another seat is deciding a reaction would tell
             # that it holds one, as seats without one pass automatically (docs/gemjam.md "Hidden information")
-            x[o["decision"] + _DECISION_INDEX[d["why"]]] = 1
+            x[o["decision"] + _DECISION_INDEX[d.kind]] = 1
             x[o["my_turn_to_decide"]] = 1
-            for a in d["pre"]:
+            for a in d.chosen:
                 x[o["my_choices"] + a] = 1
-            if d["why"] == "pay":
-                x[o["payment"]] = d["ctx"]["left"] / 50
+            if d.kind == "pay":
+                x[o["payment"]] = d.context["amount_left"] / 50
                 x[o["payment"] + 1] = 1
-                x[o["payment"] + 2 + (d["ctx"]["r"] - p) % n] = 1
+                x[o["payment"] + 2 + (d.context["receiver"] - p) % n] = 1
         x[o["turn_player"] + (state.turn - p) % n] = 1
         b = o["turn_state"]
         x[b] = state.plays / 5
@@ -175,8 +175,8 @@ class Encoder:
             x[f] = e.cancelled
             x[f + 1] = e.doublings / 2
             x[f + 2] = e.attached
-        if state.aside is not None and state.aside["p"] == p:
-            for k in state.aside["cards"]:
+        if state.aside is not None and state.aside.seat == p:
+            for k in state.aside.cards:
                 x[o["shown"] + k] += 0.25
         b = o["rule_options"]
         lim = cfg.options.turn_decision_limit

@@ -32,8 +32,8 @@ def render_text(state, cfg: Config, viewer: int | None = None) -> str:
         d = state.decision
         lines.append(f"Gem Jam - round {state.round}, player_{state.turn}'s turn, {state.plays} play(s) left"
                      + (" [asleep]" if state.asleep else "") + (" [frozen]" if state.frozen else ""))
-        if d is not None and (viewer is None or viewer == d["p"]):
-            lines.append(f"to decide: player_{d['p']} ({d['why']})")
+        if d is not None and (viewer is None or viewer == d.seat):
+            lines.append(f"to decide: player_{d.seat} ({d.kind})")
     top = cfg.manifest.names[state.discard[-1]] if state.discard else "-"
     lines.append(f"Draw Pile {len(state.draw)} | Discard Pile {len(state.discard)} (top: {top}) "
                  f"| King's Vault {len(state.king)}"
@@ -43,7 +43,7 @@ def render_text(state, cfg: Config, viewer: int | None = None) -> str:
             f"{cfg.manifest.names[e.kind]} by player_{e.caster}" + (" [cancelled]" if e.cancelled else "")
             + (f" x{2 ** e.doublings}" if e.doublings else "") for e in state.stack))
     for q in range(n):
-        mark = ">" if (state.decision is not None and state.decision["p"] == q and not state.over
+        mark = ">" if (state.decision is not None and state.decision.seat == q and not state.over
                        and viewer in (None, q)) else " "
         lines.append(f"{mark} player_{q}: {complete_sets(state, cfg, q)} complete set(s), hand {len(state.hands[q])}, "
                      f"Vault {len(state.vaults[q])}")
@@ -52,8 +52,8 @@ def render_text(state, cfg: Config, viewer: int | None = None) -> str:
             lines.append(f"    Vault: {_cards(cfg, state.vaults[q])}")
         for s in state.shrines[q]:
             lines.append(f"    {_set(cfg, s)}")
-    if viewer is not None and state.aside is not None and state.aside["p"] == viewer:
-        lines.append(f"shown to you: {_cards(cfg, state.aside['cards'])}")
+    if viewer is not None and state.aside is not None and state.aside.seat == viewer:
+        lines.append(f"shown to you: {_cards(cfg, state.aside.cards)}")
     return "\n".join(lines)
 
 

@@ -136,6 +136,86 @@ class StackEntry:
         return f"StackEntry({self.to_json()})"
 
 
+class Aside:
+    """Cards a spell set aside, seen by one seat alone (Eye See!, Lucky Draw, Basilisk; docs/gemjam.md
+    "Hidden information"); in the state's JSON form ``{"p": seat, "from": source, "cards": cards}``."""
+
+    __slots__ = ("seat", "source", "cards")
+
+    def __init__(self, seat: int, source: int, cards: list):
+        #: the one seat that sees them (the caster)
+        self.seat = seat
+        #: whose hand or Vault they came from (a seat, or the number of players for the King's Vault)
+        self.source = source
+        #: their kinds
+        self.cards = cards
+
+    def copy(self) -> Aside:
+        """An independent copy."""
+        return Aside(self.seat, self.source, list(self.cards))
+
+    def to_json(self) -> dict:
+        """The cards set aside as the state's JSON form holds them."""
+        return {"p": self.seat, "from": self.source, "cards": list(self.cards)}
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Aside) and self.to_json() == other.to_json()
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"Aside({self.to_json()})"
+
+
+class Decision:
+    """The question pending for one seat (docs/gemjam.md "Decisions and actions"): a composite choice
+    given by every legal complete answer, a list of action ids, answered one id at a time. In the
+    state's JSON form a dict ``{"why", "p", "cands", "pre", "ctx", "opts"}``, its context's keys
+    spelled as :data:`CONTEXT_KEYS` maps them."""
+
+    __slots__ = ("kind", "seat", "answers", "chosen", "context", "options")
+
+    def __init__(self, kind: str, seat: int, answers: list, context: dict):
+        #: what is decided (a key of :data:`gemenvs.gemjam.steps.FINISH`, which applies the answer)
+        self.kind = kind
+        #: who decides
+        self.seat = seat
+        #: the legal complete answers that agree with the ids chosen so far
+        self.answers = answers
+        #: the ids chosen so far
+        self.chosen: list[int] = []
+        #: what the finishing handler needs besides the answer (keys of :data:`CONTEXT_KEYS`)
+        self.context = context
+        #: the legal next ids (the mask)
+        self.options = sorted({a[0] for a in answers})
+
+    def copy(self) -> Decision:
+        """An independent copy."""
+        c = Decision.__new__(Decision)
+        c.kind, c.seat, c.context = self.kind, self.seat, dict(self.context)
+        c.answers = [list(a) for a in self.answers]
+        c.chosen, c.options = list(self.chosen), list(self.options)
+        return c
+
+    def to_json(self) -> dict:
+        """The decision as the state's JSON form holds it."""
+        return {"why": self.kind, "p": self.seat, "cands": [list(a) for a in self.answers], "pre": list(self.chosen),
+                "ctx": {CONTEXT_KEYS[k]: v for k, v in self.context.items()}, "opts": list(self.options)}
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Decision) and self.to_json() == other.to_json()
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"Decision({self.to_json()})"
+
+
+#: a decision's context keys -> their keys in the state's JSON form (which keeps its short spelling)
+CONTEXT_KEYS = {"responder": "i", "receiver": "r", "amount_left": "left", "card": "k", "chaos_cube": "cc",
+                "vault": "v", "may_decline": "pass", "reason": "why"}
+
+
 #: a stack entry's fields -> their keys in the state's JSON form (which keeps its short spelling)
 STACK_ENTRY_KEYS = {"kind": "k", "caster": "c", "cancelled": "x", "doublings": "m", "gem_type": "t",
                     "target_player": "tp", "target_set": "s", "target_gem": "g", "own_set": "s2", "own_gem": "g2",
@@ -222,7 +302,9 @@ class Config:
 
 
 class GemJamState:
-    """Everything about one Gem Jam game, as plain data (lists of ints, small dicts)."""
+    """Everything about one Gem Jam game: lists of ints and small dicts, a Shrine's sets as
+    :class:`ShrineSet`, the stack as :class:`StackEntry`, cards set aside as :class:`Aside`, the
+    pending question as :class:`Decision`; :meth:`to_dict` writes it all as JSON data."""
 
     __slots__ = ("seed", "log", "rng", "n", "hands", "vaults", "shrines", "draw", "draw_seen", "discard", "king",
                  "recycled", "turn", "round", "plays", "spent_rebirths", "hand_was_empty", "sleep_next", "freeze_next",
@@ -253,9 +335,9 @@ class GemJamState:
         c.sleep_next, c.freeze_next = list(self.sleep_next), list(self.freeze_next)
         c.stack = [e.copy() for e in self.stack]
         c.resolving, c.transit, c.winners = list(self.resolving), list(self.transit), list(self.winners)
-        c.aside = _clone(self.aside)
+        c.aside = None if self.aside is None else self.aside.copy()
         c.tasks = [list(t) for t in self.tasks]
-        c.decision = _clone(self.decision)
+        c.decision = None if self.decision is None else self.decision.copy()
         c.seen_hand = [[list(x) for x in row] for row in self.seen_hand]
         c.seen_vault = [[list(x) for x in row] for row in self.seen_vault]
         c.events = list(self.events)  # events are immutable lists once written
@@ -280,7 +362,7 @@ def _clone(x):
         return [_clone(v) for v in x]
     if isinstance(x, dict):
         return {k: _clone(v) for k, v in x.items()}
-    if isinstance(x, (ShrineSet, StackEntry)):
+    if isinstance(x, (ShrineSet, StackEntry, Decision, Aside)):
         return x.to_json()
     return x
 
@@ -330,8 +412,7 @@ def ask(state: GemJamState, cfg: Config, p: int, why: str, cands: list, ctx: dic
     Always the last thing a step does (the steps below it on ``tasks`` run after the answer)."""
     if not cands:
         raise AssertionError(f"decision {why!r} for seat {p} has no legal answer")
-    state.decision = {"why": why, "p": p, "cands": cands, "pre": [], "ctx": ctx or {},
-                      "opts": sorted({c[0] for c in cands})}
+    state.decision = Decision(why, p, cands, ctx or {})
 
 
 def event(state: GemJamState, *items, to: int = -1) -> None:
@@ -482,12 +563,12 @@ def receive_gem(state: GemJamState, cfg: Config, p: int, kind: int, keep_type: i
         types = [keep_type]
     else:
         types = cfg.manifest.types[kind]
-    ask(state, cfg, p, "place", place_cands(state, cfg, p, types), {"k": kind})
+    ask(state, cfg, p, "place", place_cands(state, cfg, p, types), {"card": kind})
 
 
 def finish_place(state, cfg, p, pre, ctx):
-    state.transit.remove(ctx["k"])
-    put_gem(state, cfg, p, ctx["k"], pre[0] - cfg.GEM_TYPE, pre[1])
+    state.transit.remove(ctx["card"])
+    put_gem(state, cfg, p, ctx["card"], pre[0] - cfg.GEM_TYPE, pre[1])
 
 
 # ---------------------------------------------------------------------------------- cards and knowledge
@@ -556,7 +637,7 @@ def zone_cards(state: GemJamState, zone: str) -> list:
     if zone == "draw":
         return state.draw
     if zone == "aside":
-        return state.aside["cards"] if state.aside else []
+        return state.aside.cards if state.aside else []
     if zone == "stack":
         return [e.kind for e in state.stack] + state.resolving
     if zone.startswith("hand"):
@@ -675,7 +756,7 @@ def finish_discard(state, cfg, p, pre, ctx):
 def yes_draw_step(state, cfg, t):
     """``["yes_draw", p, why]``: ``p`` may draw one card (Armageddon, Forced Wager, Lucky Draw)."""
     _, p, reason = t
-    ask(state, cfg, p, "may_draw", [[cfg.YES], [cfg.PASS]], {"why": reason})
+    ask(state, cfg, p, "may_draw", [[cfg.YES], [cfg.PASS]], {"reason": reason})
 
 
 def finish_may_draw(state, cfg, p, pre, ctx):
@@ -732,7 +813,7 @@ def pay_step(state, cfg, t):
     # A short payment is thus asked exactly like any other (a step with one legal answer is
     # forced, as everywhere), and nothing others see tells whether the payer's cards cover the
     # debt (docs/gemjam.md "Gem Jam and payments", "Hidden information")
-    ask(state, cfg, payer, "pay", cands, {"r": recv, "left": left})
+    ask(state, cfg, payer, "pay", cands, {"receiver": recv, "amount_left": left})
 
 
 def build_pay(state, cfg, p, ctx):
@@ -742,7 +823,7 @@ def build_pay(state, cfg, p, ctx):
 
 
 def finish_pay(state, cfg, p, pre, ctx):
-    transfer(state, cfg, p, ctx["r"], ctx["left"], pre)
+    transfer(state, cfg, p, ctx["receiver"], ctx["amount_left"], pre)
 
 
 def transfer(state: GemJamState, cfg: Config, payer: int, recv: int, left: int, choice: list) -> None:
@@ -772,7 +853,7 @@ def receive_card(state: GemJamState, cfg: Config, p: int, k: int) -> None:
         arrange(state, cfg)
         sets = [[cfg.SET + i] for i, s in enumerate(state.shrines[p])
                 if i < MAX_SETS and not s.guarded and is_complete(cfg, s)]
-        ask(state, cfg, p, "receive_guardian", sets + [[cfg.BANK + k]], {"k": k})
+        ask(state, cfg, p, "receive_guardian", sets + [[cfg.BANK + k]], {"card": k})
     elif m.is_basic[k] or m.is_dual[k]:
         receive_gem(state, cfg, p, k)
     else:
@@ -780,7 +861,7 @@ def receive_card(state: GemJamState, cfg: Config, p: int, k: int) -> None:
 
 
 def finish_receive_guardian(state, cfg, p, pre, ctx):
-    k = ctx["k"]
+    k = ctx["card"]
     state.transit.remove(k)
     if pre[0] == cfg.BANK + k:
         vault_add_public(state, p, k)

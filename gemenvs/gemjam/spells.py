@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import insort
 
 from gemenvs.gemjam.rules import (
-    MAX_SETS, StackEntry, arrange, ask, check_win, destinations, discard_card, draw_cards,
+    MAX_SETS, Aside, StackEntry, arrange, ask, check_win, destinations, discard_card, draw_cards,
     draw_one, event, find_set, gem_types_for, hand_add_public, hand_remove, is_complete, move_all_rebirths,
     move_rebirth, put_gem, receive_gem, remove_gem, spent_in, timer_due, to_king, vault_remove,
 )
@@ -268,22 +268,22 @@ def eye_see(state, cfg, e):
         hand_remove(state, q, k, public=False)
         if k in state.seen_hand[c][q]:
             state.seen_hand[c][q].remove(k)  # now seen aside; it is known again there if it goes back
-    state.aside = {"p": c, "from": q, "cards": cards}
+    state.aside = Aside(c, q, cards)
     event(state, "shown", q, cards, to=c)
-    ask(state, cfg, c, "eye_see", build_aside_choice(state, cfg, c, {"pass": len(cards) == 1}),
-        {"pass": len(cards) == 1})
+    ask(state, cfg, c, "eye_see", build_aside_choice(state, cfg, c, {"may_decline": len(cards) == 1}),
+        {"may_decline": len(cards) == 1})
 
 
 def build_aside_choice(state, cfg, p, ctx):
     """One [card] answer per distinct kind set aside for ``p`` (plus [pass] when it may decline)."""
-    out = [[cfg.CARD + k] for k in sorted(set(state.aside["cards"]))]
-    return out + ([[cfg.PASS]] if ctx.get("pass") else [])
+    out = [[cfg.CARD + k] for k in sorted(set(state.aside.cards))]
+    return out + ([[cfg.PASS]] if ctx.get("may_decline") else [])
 
 
 
 def finish_eye_see(state, cfg, p, pre, ctx):
     aside = state.aside
-    q, cards = aside["from"], list(aside["cards"])
+    q, cards = aside.source, list(aside.cards)
     if pre[0] != cfg.PASS:
         move_rebirth(state, cfg, pre[0] - cfg.CARD, "aside", f"hand{p}", "unspent")
     move_all_rebirths(state, "aside", f"hand{q}")
@@ -329,14 +329,14 @@ def lucky_draw(state, cfg, e):
             return
         state.hands[c].remove(k)
         got.append(k)
-    state.aside = {"p": c, "from": c, "cards": got}
+    state.aside = Aside(c, c, got)
     ask(state, cfg, c, "lucky_draw", build_aside_choice(state, cfg, c, {}))
 
 
 
 def finish_lucky_draw(state, cfg, p, pre, ctx):
     k = pre[0] - cfg.CARD
-    cards = state.aside["cards"]
+    cards = state.aside.cards
     # the discard is one of the three (docs/gemjam.md "Engine choices")
     move_rebirth(state, cfg, k, "aside", "discard", "spent")
     move_all_rebirths(state, "aside", f"hand{p}")
@@ -399,19 +399,19 @@ def greedy_goblin(state, cfg, e):
     if v != c:
         state.seen_vault[c][v] = list(zone)
         event(state, "shown_vault", v, list(zone), to=c)
-    ask(state, cfg, c, "greedy_goblin", build_goblin(state, cfg, c, {"v": v}), {"v": v})
+    ask(state, cfg, c, "greedy_goblin", build_goblin(state, cfg, c, {"vault": v}), {"vault": v})
 
 
 def build_goblin(state, cfg, p, ctx):
     """One [card] answer per distinct kind in the searched Vault."""
-    v = ctx["v"]
+    v = ctx["vault"]
     zone = state.king if v == state.n else state.vaults[v]
     return [[cfg.CARD + k] for k in sorted(set(zone))]
 
 
 
 def finish_greedy_goblin(state, cfg, p, pre, ctx):
-    k, v = pre[0] - cfg.CARD, ctx["v"]
+    k, v = pre[0] - cfg.CARD, ctx["vault"]
     if v < state.n:
         move_rebirth(state, cfg, k, f"vault{v}", f"hand{p}", "unspent")
     vault_remove(state, v, k, public=False)
@@ -439,7 +439,7 @@ def basilisk(state, cfg, e):
         vault_remove(state, v, k, public=False)
         if k in state.seen_vault[c][v]:
             state.seen_vault[c][v].remove(k)
-    state.aside = {"p": c, "from": v, "cards": cards}
+    state.aside = Aside(c, v, cards)
     if v < state.n:
         event(state, "basilisk_took", c, v, cards, to=v)
     event(state, "shown", v, cards, to=c)
@@ -448,14 +448,14 @@ def basilisk(state, cfg, e):
 
 def build_basilisk(state, cfg, p, ctx):
     """[card] sends that card to hand (the other to the Vault); with one card also [bank]."""
-    cards = state.aside["cards"]
+    cards = state.aside.cards
     out = [[cfg.CARD + k] for k in sorted(set(cards))]
     return out + ([[cfg.BANK + cards[0]]] if len(cards) == 1 else [])
 
 
 
 def finish_basilisk(state, cfg, p, pre, ctx):
-    cards = list(state.aside["cards"])
+    cards = list(state.aside.cards)
     a = pre[0]
     if a >= cfg.CARD:
         move_rebirth(state, cfg, a - cfg.CARD, "aside", f"hand{p}", "unspent")

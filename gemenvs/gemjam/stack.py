@@ -59,12 +59,12 @@ def window_step(state, cfg, t):
         state.tasks.append(["resolve"])
         return
     q = order[i]
-    ask(state, cfg, q, "react", react_cands(state, cfg, q), {"i": i})
+    ask(state, cfg, q, "react", react_cands(state, cfg, q), {"responder": i})
 
 
 def finish_react(state, cfg, p, pre, ctx):
     if pre[0] == cfg.PASS:
-        state.tasks.append(["window", ctx["i"] + 1])
+        state.tasks.append(["window", ctx["responder"] + 1])
         return
     # the first to react opens a new window; the spell below can no longer be answered (docs/gemjam.md "Spells:
     # casting and the stack")
@@ -148,7 +148,7 @@ def recast(state, cfg, cube: StackEntry) -> None:
         state.discard.append(stolen.kind)
         event(state, "fail", c, stolen.kind)
         return
-    ask(state, cfg, c, "chaos_cube", tails, {"cc": cube.kind})
+    ask(state, cfg, c, "chaos_cube", tails, {"chaos_cube": cube.kind})
 
 
 def finish_chaos_cube(state, cfg, p, pre, ctx):
@@ -157,7 +157,7 @@ def finish_chaos_cube(state, cfg, p, pre, ctx):
     entry_with_targets(state, cfg, p, stolen.kind, pre, stolen)
     event(state, "recast", p, stolen.kind, stolen.target_player)
     state.tasks.append(["window", 0])
-    state.tasks.append(["to_discard", ctx["cc"]])
+    state.tasks.append(["to_discard", ctx["chaos_cube"]])
 
 
 def to_discard_step(state, cfg, t):

@@ -79,7 +79,7 @@ STEPS = {
     "to_discard": stack.to_discard_step,
 }
 
-#: decision kind (``state.decision["why"]``) -> the handler(state, cfg, seat, chosen ids, context)
+#: decision kind (``state.decision.kind``) -> the handler(state, cfg, seat, chosen ids, context)
 #: that applies a complete answer
 FINISH = {
     "adjust": rules.finish_adjust,
@@ -129,17 +129,17 @@ def run(state: GemJamState, cfg: Config) -> None:
 def answer(state: GemJamState, cfg: Config, p: int, a: int) -> None:
     """Apply one step ``a`` of the pending decision; finish it when an answer is complete, then run."""
     d = state.decision
-    pre = d["pre"]
-    pre.append(a)
-    k = len(pre)
-    cands = [c for c in d["cands"] if c[k - 1] == a]
-    if len(cands[0]) == k:
+    chosen = d.chosen
+    chosen.append(a)
+    k = len(chosen)
+    answers = [c for c in d.answers if c[k - 1] == a]
+    if len(answers[0]) == k:
         state.decision = None
-        FINISH[d["why"]](state, cfg, p, pre, d["ctx"])
+        FINISH[d.kind](state, cfg, p, chosen, d.context)
         run(state, cfg)
     else:
-        d["cands"] = cands
-        d["opts"] = sorted({c[k] for c in cands})
+        d.answers = answers
+        d.options = sorted({c[k] for c in answers})
 
 
 def new_game(cfg: Config, seed: int) -> GemJamState:

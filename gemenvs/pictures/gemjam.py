@@ -105,21 +105,21 @@ def _decision(c: Canvas, s, cfg, viewer: int | None, box) -> None:
     d = s.decision
     if s.over:
         c.text((x0 + 10, y0 + 28), "game over", 14, palette.HIGHLIGHT)
-    elif d is not None and (viewer is None or viewer == d["p"]):
-        who = "you" if viewer == d["p"] else f"player_{d['p']}"
+    elif d is not None and (viewer is None or viewer == d.seat):
+        who = "you" if viewer == d.seat else f"player_{d.seat}"
         c.text((x0 + 10, y0 + 28), f"to decide: {who}", 14, palette.HIGHLIGHT, x1 - x0 - 20)
-        c.text((x0 + 10, y0 + 48), d["why"].replace("_", " "), 13, palette.TEXT, x1 - x0 - 20)
+        c.text((x0 + 10, y0 + 48), d.kind.replace("_", " "), 13, palette.TEXT, x1 - x0 - 20)
     else:
         c.text((x0 + 10, y0 + 28), "another seat is deciding", 13, palette.MUTED)
     c.text((x0 + 10, y1 - 18), "Shrine chips: B Basic, D Dual, W Wildcard", 11, palette.MUTED)
-    if viewer is not None and s.aside is not None and s.aside["p"] == viewer:
+    if viewer is not None and s.aside is not None and s.aside.seat == viewer:
         c.text((x0 + 10, y0 + 66), "shown to you:", 12, palette.MUTED)
         x = x0 + 10
-        for kind in s.aside["cards"][:3]:
+        for kind in s.aside.cards[:3]:
             mini_card(c, cfg, kind, (x, y0 + 80, x + 84, y0 + 98), 10)
             x += 88
-        if len(s.aside["cards"]) > 3:
-            c.text((x, y0 + 82), f"+{len(s.aside['cards']) - 3}", 12)
+        if len(s.aside.cards) > 3:
+            c.text((x, y0 + 82), f"+{len(s.aside.cards) - 3}", 12)
 
 
 def _stack(c: Canvas, s, cfg, box) -> None:
@@ -160,7 +160,7 @@ def _seat(c: Canvas, s, cfg, q: int, viewer: int | None, box) -> None:
     visible = viewer is None or own
     c.panel(box, fill=palette.PANEL_VIEWER if own else palette.PANEL)
     d = s.decision
-    if not s.over and d is not None and d["p"] == q and viewer in (None, q):
+    if not s.over and d is not None and d.seat == q and viewer in (None, q):
         c.marker((x0 + 6, y0 + 15))
     name = f"player_{q}" + (" (you)" if own else "") + (" - turn" if q == s.turn and not s.over else "")
     c.text((x0 + 18, y0 + 8), name, 14, width=LEFT - 24)
