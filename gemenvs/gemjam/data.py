@@ -22,7 +22,8 @@ DEFAULT_MANIFEST = Path(__file__).with_name("manifest.json")
 CATEGORIES = ("basic", "dual", "wildcard", "gold", "spell")
 #: wildcard effects: which types each may represent and what playing it from hand does
 WILDCARD_EFFECTS = ("rainbow_gem", "magic_mushroom", "poison_cup", "mirror_madness")
-#: every spell effect the engine implements (one function each in :mod:`gemenvs.gemjam.spells`)
+#: every spell effect the engine implements (one function each in :mod:`gemenvs.gemjam.spells`, gathered in
+#: :data:`gemenvs.gemjam.steps.EFFECTS`)
 SPELL_EFFECTS = (
     "any_gem_jam", "paired_gem_jam", "double_trouble", "shakedown", "kings_ransom",
     "dragons_loot", "armageddon", "meteor_strike", "tsunami", "rat", "switch", "golem_grab", "forced_wager",

@@ -39,7 +39,6 @@ STACK_SHOWN = 6
 ADJUST_LABELS = ("none", "move", "swap")
 
 
-
 class ShrineSet:
     """One set in a Shrine (docs/gemjam.md, "Sets in the Shrine"); in the state's JSON form the list
     ``[set_id, gem_type, guarded, broken, gems]``."""
@@ -744,7 +743,6 @@ def build_hand_choice(state, cfg, p, ctx):
     return [[cfg.CARD + k] for k in sorted(set(state.hands[p]))]
 
 
-
 def finish_discard(state, cfg, p, pre, ctx):
     k = pre[0] - cfg.CARD
     move_rebirth(state, cfg, k, f"hand{p}", "discard", "spent")
@@ -819,7 +817,6 @@ def pay_step(state, cfg, t):
 def build_pay(state, cfg, p, ctx):
     """The payer's payment answers (rebuilt when its Vault is redrawn)."""
     return payable(state, cfg, p)[0]
-
 
 
 def finish_pay(state, cfg, p, pre, ctx):
@@ -994,7 +991,6 @@ def turn_end_step(state, cfg, t):
             return
         state.round += 1
     state.tasks.append(["turn_start"])
-
 
 
 def finish_bottom(state, cfg, p, pre, ctx):

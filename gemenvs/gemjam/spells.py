@@ -43,7 +43,6 @@ def play_cands(state, cfg, p: int, ctx=None) -> list:
     return out
 
 
-
 def plays_step(state, cfg, t):
     """``["plays", timer_asked]``: the turn player's next play, after the win check (and the
     timer penalty question, unless it was just asked)."""
@@ -280,7 +279,6 @@ def build_aside_choice(state, cfg, p, ctx):
     return out + ([[cfg.PASS]] if ctx.get("may_decline") else [])
 
 
-
 def finish_eye_see(state, cfg, p, pre, ctx):
     aside = state.aside
     q, cards = aside.source, list(aside.cards)
@@ -331,7 +329,6 @@ def lucky_draw(state, cfg, e):
         got.append(k)
     state.aside = Aside(c, c, got)
     ask(state, cfg, c, "lucky_draw", build_aside_choice(state, cfg, c, {}))
-
 
 
 def finish_lucky_draw(state, cfg, p, pre, ctx):
@@ -409,7 +406,6 @@ def build_goblin(state, cfg, p, ctx):
     return [[cfg.CARD + k] for k in sorted(set(zone))]
 
 
-
 def finish_greedy_goblin(state, cfg, p, pre, ctx):
     k, v = pre[0] - cfg.CARD, ctx["vault"]
     if v < state.n:
@@ -451,7 +447,6 @@ def build_basilisk(state, cfg, p, ctx):
     cards = state.aside.cards
     out = [[cfg.CARD + k] for k in sorted(set(cards))]
     return out + ([[cfg.BANK + cards[0]]] if len(cards) == 1 else [])
-
 
 
 def finish_basilisk(state, cfg, p, pre, ctx):

@@ -50,7 +50,6 @@ def react_cands(state, cfg, q: int, ctx=None) -> list:
     return out
 
 
-
 def window_step(state, cfg, t):
     """``["window", i]``: the i-th responder to the top spell decides; after the last, resolve."""
     order = responders(state, state.stack[-1].caster)
@@ -84,8 +83,7 @@ def double_cands(state, cfg, p: int, ctx=None) -> list:
     return [[cfg.PASS]] + ([[cfg.PLAY + cfg.manifest.double_trouble]] if may_double(state, cfg, e) else [])
 
 
-
-def resolve_top(state, cfg) -> dict | None:
+def resolve_top(state, cfg) -> StackEntry | None:
     """The ``["resolve"]`` step up to the effect: resolve the top of the stack, the entries below
     following without new windows (docs/gemjam.md "Spells: casting and the stack"). Returns the entry whose card's
     effect applies now
