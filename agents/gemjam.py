@@ -293,7 +293,7 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
         obs, mask = game.observe(first, seat), game.legal_mask(first, seat)
         legal = legal_actions(mask)  # raises when the seat is not to act
         choice = self.base_act(obs, mask)
-        if legal.size == 1 or first.decision["why"] not in self.decisions:
+        if legal.size == 1 or first.decision.kind not in self.decisions:
             return choice, None
         samples = [first] + [game.resample_hidden(first, seat, self.rng) for _ in range(self.samples - 1)]
         for s in samples:  # private copies: their logs (which no rule reads) need not be copied per rollout
@@ -331,7 +331,7 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
                 turn, ends = s.turn, ends + 1
                 if ends == self.turns:
                     break
-            p = s.decision["p"]
+            p = s.decision.seat
             game.apply_legal(s, p, self.base_act(game.observe(s, p), game.legal_mask(s, p)))
             steps += 1
 

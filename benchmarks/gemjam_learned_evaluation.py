@@ -45,7 +45,7 @@ def collect(seeds: list[int]) -> tuple[np.ndarray, ...]:
         s = game.new_state(seed)
         turn, rows, chances = s.turn, [], []
         while not s.over:
-            p = s.decision["p"]
+            p = s.decision.seat
             game.apply_legal(s, p, rule.act(game.observe(s, p), game.legal_mask(s, p)))
             if not s.over and s.turn != turn:
                 turn = s.turn
@@ -120,9 +120,9 @@ class CriticLookahead(GemJamLookaheadAgent):
     def play_out(self, s, seat: int, turn: int) -> None:
         super().play_out(s, seat, turn)  # to the end of the turn
         for _ in range(4000):  # --at next: on to the seat's next decision
-            if self.at == "end" or s.over or s.decision["p"] == seat:
+            if self.at == "end" or s.over or s.decision.seat == seat:
                 break
-            p = s.decision["p"]
+            p = s.decision.seat
             self.game.apply_legal(s, p, self.base_act(self.game.observe(s, p), self.game.legal_mask(s, p)))
 
     def evaluate(self, s, seat: int) -> float:

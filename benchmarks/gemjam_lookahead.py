@@ -128,7 +128,7 @@ def fit(env, games: int, progress: bool | None = False) -> np.ndarray:
         s = game.new_state(g)
         turn, rows = s.turn, []
         while not s.over:
-            p = s.decision["p"]
+            p = s.decision.seat
             game.apply_legal(s, p, rule.act(game.observe(s, p), game.legal_mask(s, p)))
             if not s.over and s.turn != turn:
                 turn = s.turn

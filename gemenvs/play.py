@@ -435,7 +435,7 @@ def _effect_text(doc: str | None, name: str) -> str:
 def card_text(manifest, kind: int) -> str:
     """What a Gem Jam card does, in one line: its kind, types, values and copies from the manifest,
     and a spell's or wildcard's effect from the engine's text of that effect."""
-    from gemenvs.gemjam import spells
+    from gemenvs.gemjam import spells, steps
 
     m = manifest
     name, cat, gold, count = m.names[kind], m.category[kind], m.gold[kind], m.count[kind]
@@ -459,7 +459,7 @@ def card_text(manifest, kind: int) -> str:
     if cat == "gold":
         return f"{name}: a Gold card: bank it into your Vault; it pays {gold} gold. {copies.capitalize()}."
     effect = m.effect[kind]
-    text = _effect_text(getattr(spells.EFFECTS.get(effect), "__doc__", None), name) or "A spell."
+    text = _effect_text(getattr(steps.EFFECTS.get(effect), "__doc__", None), name) or "A spell."
     if effect == "paired_gem_jam":
         text += f" Its types: {' or '.join(types)} (with a Basic or Dual Gem of it in the caster's Shrine)."
     how = ("A reaction: cast it only in a response window, on the spell on top; or" if m.reactive[kind]

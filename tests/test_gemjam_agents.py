@@ -61,7 +61,7 @@ def test_lookahead_never_reads_hidden_information():
     while not game.is_over(state) and checked < 12:
         p = game.to_act(state)[0]
         obs, mask = game.observe(state, p), game.legal_mask(state, p)
-        searched = state.decision["why"] in ("play", "react", "place")
+        searched = state.decision.kind in ("play", "react", "place")
         if np.count_nonzero(mask) > 1 and searched and len(state.log) % 3 == 0:
             other = game.resample_hidden(state, p, redeal)
             assert other.to_dict() != state.to_dict()
@@ -131,7 +131,7 @@ def test_lookahead_around_a_policy_starts_from_it_and_never_reads_hidden_informa
         if np.count_nonzero(mask) > 1 and len(state.log) % 4 == 0:
             look.reset(seed=len(state.log))
             a = look.act_with_state(state, p, obs, mask)
-            if state.decision["why"] not in SEARCHED:
+            if state.decision.kind not in SEARCHED:
                 assert a == policy.act(obs, mask)
                 unsearched += 1
             elif searched < 6:

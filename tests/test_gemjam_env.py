@@ -54,7 +54,7 @@ def test_agent_selection_follows_responders_and_payers():
             env.step(None)
             continue
         d = env.unwrapped.game_state.decision
-        seen.add((d["why"], env.unwrapped.game_state.turn == d["p"]))
+        seen.add((d.kind, env.unwrapped.game_state.turn == d.seat))
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert any(not own for _, own in seen)  # someone decided in another player's turn
 
@@ -133,14 +133,14 @@ def test_type_progress_summarises_every_shrine_from_the_observers_seat():
         viewer = int(rng.integers(3))
         got = game.spec.decode(game.observe(state, viewer))["type_progress"]
         for q in range(3):
-            want = np.zeros((cfg.T, 4))
+            want = np.zeros((cfg.num_types, 4))
             for s in state.shrines[q]:
-                t, gems = s[1], s[4]
+                t, gems = s.gem_type, s.gems
                 want[t, 3] += len(gems)
-                if len(gems) == cfg.size[t] and cfg.basic_of[t] in gems:
+                if len(gems) == cfg.set_size[t] and cfg.basic_of[t] in gems:
                     want[t, 2] += 1
                     continue
-                fill = len(gems) / cfg.size[t]
+                fill = len(gems) / cfg.set_size[t]
                 if (fill, cfg.basic_of[t] in gems) > (want[t, 0], want[t, 1]):
                     want[t, 0], want[t, 1] = fill, cfg.basic_of[t] in gems
             want[:, 2:] /= 4  # stored as counts / 4

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gemenvs.gemjam import GemJam
-from gemenvs.gemjam.rules import S_GEMS, S_GUARD, S_TYPE, is_complete
+from gemenvs.gemjam.rules import is_complete
 
 
 def zones(g: GemJam, s) -> Counter:
@@ -18,12 +18,12 @@ def zones(g: GemJam, s) -> Counter:
     cards = [*chain(*s.hands, *s.vaults), *s.draw, *s.discard, *s.king, *s.resolving, *s.transit]
     for shrine in s.shrines:
         for st in shrine:
-            cards += st[S_GEMS]
-            if st[S_GUARD]:
+            cards += st.gems
+            if st.guarded:
                 cards.append(g.manifest.guardian)
-    cards += [e["k"] for e in s.stack]
+    cards += [e.kind for e in s.stack]
     if s.aside is not None:
-        cards += s.aside["cards"]
+        cards += s.aside.cards
     return Counter(cards)
 
 
@@ -32,12 +32,12 @@ def check(g: GemJam, s, deck: Counter) -> None:
     assert zones(g, s) == deck
     m = g.manifest
     for shrine in s.shrines:
-        ids = [st[0] for st in shrine]
+        ids = [st.set_id for st in shrine]
         assert len(ids) == len(set(ids))
         for st in shrine:
-            assert 0 < len(st[S_GEMS]) <= g.cfg.size[st[S_TYPE]]
-            assert not st[S_GUARD] or is_complete(g.cfg, st)  # only complete sets are guarded
-            assert all(m.is_gem[k] and (m.is_wild[k] or st[S_TYPE] in m.types[k]) for k in st[S_GEMS])
+            assert 0 < len(st.gems) <= g.cfg.set_size[st.gem_type]
+            assert not st.guarded or is_complete(g.cfg, st)  # only complete sets are guarded
+            assert all(m.is_gem[k] and (m.is_wild[k] or st.gem_type in m.types[k]) for k in st.gems)
     assert len(s.draw) == len(s.draw_seen) and s.plays >= 0
     if len(s.log) % 5 == 0:
         low, high = g.spec.bounds()
@@ -167,13 +167,13 @@ def check_turn_boundary(g: GemJam, s, deck: Counter) -> None:
     """The cheap invariants, checked where a turn ends: every card in exactly one zone, sets
     valid, no negative counts, and no mask for a seat that is not to act."""
     assert zones(g, s) == deck
-    m, size = g.manifest, g.cfg.size
+    m, size = g.manifest, g.cfg.set_size
     for shrine in s.shrines:
         for st in shrine:
-            gems = st[S_GEMS]
-            assert 0 < len(gems) <= size[st[S_TYPE]]
-            assert not st[S_GUARD] or is_complete(g.cfg, st)
-            assert all(m.is_wild[k] or st[S_TYPE] in m.types[k] for k in gems)
+            gems = st.gems
+            assert 0 < len(gems) <= size[st.gem_type]
+            assert not st.guarded or is_complete(g.cfg, st)
+            assert all(m.is_wild[k] or st.gem_type in m.types[k] for k in gems)
     assert len(s.draw) == len(s.draw_seen)
     assert min(s.plays, s.rebirths, s.timer, s.next_set, *map(len, s.hands)) >= 0
     if not s.over:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gemenvs.gemjam import GemJam, ManifestError, load_manifest, rules
+from gemenvs.gemjam import GemJam, ManifestError, load_manifest, rules, steps
 from gemenvs.gemjam.data import DEFAULT_MANIFEST
 
 # ---------------------------------------------------------------------------------- helpers
@@ -36,7 +36,8 @@ def table(g: GemJam, hands=None, vaults=None, shrines=None, turn=0, draw=None, d
         for spec in sets:
             t, cards = spec[0], spec[1]
             guarded = spec[2] if len(spec) > 2 else False
-            s.shrines[p].append([s.next_set, gem_type(g, t), int(guarded), 0, sorted(kind(g, c) for c in cards)])
+            s.shrines[p].append(rules.ShrineSet(s.next_set, gem_type(g, t), int(guarded), 0,
+                                                sorted(kind(g, c) for c in cards)))
             s.next_set += 1
     s.draw = [kind(g, c) for c in draw] if draw is not None else [kind(g, "Gold 1")] * 40
     s.draw_seen = [0] * len(s.draw)
@@ -55,7 +56,7 @@ def table(g: GemJam, hands=None, vaults=None, shrines=None, turn=0, draw=None, d
     s.decision = None
     s.tasks = {"plays": [["plays", 1]], "adjust": [["after_adjust"], ["adjust", 1]],
                "turn": [["turn_start"]]}[stage]
-    rules.run(s, g.cfg)
+    steps.run(s, g.cfg)
     g._play_forced(s)
     return s
 
@@ -93,12 +94,12 @@ def names(g: GemJam, kinds) -> list[str]:
 
 def set_names(g: GemJam, s, p: int) -> list[tuple[str, list[str], int]]:
     """``p``'s Shrine as (type, gem names, guarded) per set."""
-    return [(g.manifest.type_names[x[1]], names(g, x[4]), x[2]) for x in s.shrines[p]]
+    return [(g.manifest.type_names[x.gem_type], names(g, x.gems), x.guarded) for x in s.shrines[p]]
 
 
 def deciding(g: GemJam, s) -> tuple[int, str]:
     """(seat, decision kind) of the pending decision."""
-    return s.decision["p"], s.decision["why"]
+    return s.decision.seat, s.decision.kind
 
 
 def legal_names(g: GemJam, s, p: int) -> list[str]:
@@ -436,7 +437,7 @@ def test_voluntary_break_not_restored_forfeits_the_rest_to_the_kings_vault():
     s = table(G, hands={0: ["Gold 1"]}, shrines={0: [("Ruby", ["Ruby", "Ruby", "Rainbow Gem"])]}, stage="adjust")
     act(G, s, 0, "adjust:move", "set:0", "card:Rainbow Gem", "gem_type:Emerald")
     assert set_names(G, s, 0) == [("Ruby", ["Ruby", "Ruby"], 0), ("Emerald", ["Rainbow Gem"], 0)]
-    assert s.shrines[0][0][rules.S_BROKEN] == 1
+    assert s.shrines[0][0].broken == 1
     act(G, s, 0, "end_plays")
     assert names(G, s.king) == ["Ruby", "Ruby"]
     assert set_names(G, s, 0) == [("Emerald", ["Rainbow Gem"], 0)]  # the moved gem stays
@@ -799,7 +800,7 @@ def crowded(g: GemJam, shrines, hands=None, vaults=None, stage="plays", seed=0):
 def slot(g: GemJam, s, p: int, type_name: str, gems) -> int:
     """The slot (list index) of ``p``'s set of ``type_name`` holding ``gems`` (names); asserted addressable."""
     want = (gem_type(g, type_name), sorted(kind(g, c) for c in gems))
-    i = next(i for i, x in enumerate(s.shrines[p]) if (x[1], x[4]) == want)
+    i = next(i for i, x in enumerate(s.shrines[p]) if (x.gem_type, x.gems) == want)
     assert i < rules.MAX_SETS, f"{type_name} {gems} is at slot {i}, beyond the addressable ones"
     return i
 
@@ -833,10 +834,10 @@ def jam_36(g: GemJam, payer_shrine, first=()):
     for c in first:
         assert deciding(g, s) == (1, "pay")
         act(g, s, 1, f"set:{slot(g, s, 1, c, [c])}", f"card:{c}")
-        while s.decision["why"] == "place":
+        while s.decision.kind == "place":
             g.apply(s, 0, int(g.legal_actions(s, 0)[0]))
-    while s.decision is not None and (s.decision["p"] == 1 or s.decision["why"] == "place"):  # paid, placed
-        p = s.decision["p"]
+    while s.decision is not None and (s.decision.seat == 1 or s.decision.kind == "place"):  # paid, placed
+        p = s.decision.seat
         g.apply(s, p, int(g.legal_actions(s, p)[0]))
     return s
 
@@ -855,7 +856,7 @@ def test_crowded_a_short_payment_gives_everything_then_forgives_the_rest():
     # 30 eligible for 36: every Basic goes, 6 are forgiven; the wildcards stay
     s = jam_36(G2, CHEAP + [("Moonstone", ["Moonstone"])] * 2)
     assert [e[2:] for e in s.events if e[1] == "forgiven"] == [[1, 6]]
-    assert all(G2.manifest.is_wild[k] for x in s.shrines[1] for k in x[4]) and len(s.shrines[1]) == 8
+    assert all(G2.manifest.is_wild[k] for x in s.shrines[1] for k in x.gems) and len(s.shrines[1]) == 8
 
 
 def test_crowded_armageddon_and_dragons_loot_reach_a_complete_set_beyond_slot_23():
@@ -895,7 +896,7 @@ def test_crowded_gem_spells_reach_a_gem_beyond_slot_23(spell):
     act(G2, s, 0, f"play:{spell}", "target_player:1", f"set:{slot(G2, s, 1, 'Ruby', ['Ruby'])}", "card:Ruby")
     if spell == "Forced Wager":
         act(G2, s, 1, "pass")
-    assert len(s.shrines[1]) == 25 and not any(kind(G2, "Ruby") in x[4] for x in s.shrines[1])
+    assert len(s.shrines[1]) == 25 and not any(kind(G2, "Ruby") in x.gems for x in s.shrines[1])
     where = {"Meteor Strike": names(G2, s.king), "Rat!": [c for x in set_names(G2, s, 0) for c in x[1]],
              "Forced Wager": names(G2, s.hands[0])}[spell]
     assert where == ["Ruby"]
@@ -950,13 +951,14 @@ def new_sets_only_without_room(g: GemJam, before, s) -> None:
     means that no set of t that had room before still has room."""
     from collections import Counter
     for q in range(g.num_players):
-        old, now = {x[0]: x for x in before.shrines[q]}, {x[0]: x for x in s.shrines[q]}
-        if any(i not in now or not Counter(x[4]) <= Counter(now[i][4]) for i, x in old.items()):
+        old, now = {x.set_id: x for x in before.shrines[q]}, {x.set_id: x for x in s.shrines[q]}
+        if any(i not in now or not Counter(x.gems) <= Counter(now[i].gems) for i, x in old.items()):
             continue
         for x in s.shrines[q]:
-            if x[0] >= before.next_set:
-                size = g.cfg.size[x[1]]
-                assert not [i for i, y in old.items() if y[1] == x[1] and len(y[4]) < size and len(now[i][4]) < size]
+            if x.set_id >= before.next_set:
+                size = g.cfg.set_size[x.gem_type]
+                assert not [i for i, y in old.items()
+                            if y.gem_type == x.gem_type and len(y.gems) < size and len(now[i].gems) < size]
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -1023,7 +1025,7 @@ def test_a_short_payment_still_lets_the_payer_choose_the_order_of_its_cards():
     s = short_onyx_jam()
     assert deciding(G2, s) == (1, "pay")
     assert legal_names(G2, s, 1) == ["set[0]", "set[1]"]
-    assert sorted(" ".join(G2.action_name(a) for a in c) for c in s.decision["cands"]) == [
+    assert sorted(" ".join(G2.action_name(a) for a in c) for c in s.decision.answers) == [
         "set[0] card[Ruby]", "set[1] card[Gem Guardian]"]
 
     # the Guardian first: seat 0's Ruby set is not yet complete, so it can only bank it (forced)

@@ -9,8 +9,7 @@ import pytest
 from test_gemjam_rules import ANY_GJ, G, act, action, deciding, gem_type, kind, legal_names, names, \
     set_names, table
 
-from gemenvs.gemjam import GemJam, load_manifest, rules
-from gemenvs.gemjam.rules import S_BROKEN
+from gemenvs.gemjam import GemJam, load_manifest, rules, steps
 
 G2, G4 = GemJam(num_players=2), GemJam(num_players=4)
 
@@ -175,7 +174,7 @@ def test_s8_only_natures_rebirth_grants_a_play_and_not_when_countered():
     act(G, s, 0, "end_plays")
     s.turn, s.tasks = 0, [["turn_start"]]  # seat 0 again: plays are reset to 3
     s.decision = None
-    rules.run(s, G.cfg)
+    steps.run(s, G.cfg)
     assert s.plays == 3
 
 
@@ -360,7 +359,7 @@ def test_s31_s32_magic_mushroom_draws_at_once_no_window_no_sleep():
     s2 = table(G, hands={0: ["Magic Mushroom", "Poison Cup", "Gold 1"]})
     s2.frozen = 1
     s2.decision, s2.tasks = None, [["plays", 1]]
-    rules.run(s2, G.cfg)
+    steps.run(s2, G.cfg)
     assert cands(G, s2, 0) == ["bank[Gold 1]", "end_plays"]  # Freeze stops them only by stopping the gem play
 
 
@@ -427,7 +426,7 @@ def test_s38_s45_one_optional_adjustment_before_the_draw_not_blocked_by_sleep_or
     t = table(G, hands={0: ["Gold 1"]}, shrines={0: [("Ruby", ["Ruby", "Rainbow Gem"])]})
     t.sleep_next, t.freeze_next = [1, 0, 0], [1, 0, 0]
     t.decision, t.tasks = None, [["turn_start"]]
-    rules.run(t, G.cfg)
+    steps.run(t, G.cfg)
     assert t.asleep and t.frozen and "adjust[move]" in cands(G, t, 0)
 
 
@@ -482,7 +481,7 @@ def test_s42_s51_moving_a_basic_out_of_a_complete_set_is_a_break_and_all_the_res
     s = table(G, hands={0: ["Gold 1"]}, stage="adjust",
               shrines={0: [("Ruby", ["Ruby", "Ruby", "Rainbow Gem"]), ("Ruby", ["Ruby/Starfire Dual Gem"])]})
     act(G, s, 0, "adjust:move", "set:0", "card:Ruby", "gem_type:Ruby", "set:1")
-    assert s.shrines[0][0][S_BROKEN] == 1
+    assert s.shrines[0][0].broken == 1
     act(G, s, 0, "end_plays")
     assert names(G, s.king) == ["Rainbow Gem", "Ruby"]
     assert set_names(G, s, 0) == [("Ruby", ["Ruby", "Ruby/Starfire Dual Gem"], 0)]
@@ -495,7 +494,7 @@ def test_s43_a_swap_breaks_at_most_one_complete_set_and_marks_it():
               shrines={0: [("Ruby", ["Ruby", "Rainbow Gem", "Poison Cup"]),
                            ("Ruby", ["Ruby", "Ruby", "Magic Mushroom"])]})
     act(G, s, 0, "adjust:swap", "set:0", "card:Ruby", "set:1", "card:Magic Mushroom")
-    assert [x[S_BROKEN] for x in s.shrines[0]] == [1, 0] and rules.complete_sets(s, G.cfg, 0) == 1
+    assert [x.broken for x in s.shrines[0]] == [1, 0] and rules.complete_sets(s, G.cfg, 0) == 1
     act(G, s, 0, "end_plays")
     assert names(G, s.king) == ["Magic Mushroom", "Poison Cup", "Rainbow Gem"]
 
@@ -522,7 +521,7 @@ def test_s46_s76_breaks_by_opponents_spells_or_payments_carry_no_penalty():
     act(G, s, 0, "play:Tsunami", "target_player:1", "set:0")
     act(G, s, 0, "play:Shakedown", "target_player:1")
     act(G, s, 1, "set:1", "card:Onyx", "set:1", "card:Onyx")
-    assert [x[S_BROKEN] for x in s.shrines[1]] == [0, 0]
+    assert [x.broken for x in s.shrines[1]] == [0, 0]
     act(G, s, 0, "end_plays")
     act(G, s, 1, "adjust:none") if deciding(G, s)[1] == "adjust" else None
     act(G, s, 1, "end_plays")
@@ -538,7 +537,7 @@ def test_s47_a_marked_set_restored_by_a_received_gem_is_kept():
     s = table(G, hands={0: ["Shakedown", "Gold 1"]}, stage="adjust",
               shrines={0: [("Ruby", ["Ruby", "Ruby", "Ruby"]), ("Ruby", ["Rainbow Gem"])], 1: [("Ruby", ["Ruby"])]})
     act(G, s, 0, "adjust:move", "set:0", "card:Ruby", "gem_type:Ruby", "set:1")
-    assert s.shrines[0][0][S_BROKEN] == 1
+    assert s.shrines[0][0].broken == 1
     act(G, s, 0, "play:Shakedown", "target_player:1")
     assert deciding(G, s) == (0, "place") and cands(G, s, 0) == ["set[0]", "set[1]"]
     act(G, s, 0, "set:0", "end_plays")
@@ -552,7 +551,7 @@ def test_s48_ones_own_counter_spell_return_is_no_voluntary_break():
     act(G, s, 0, "play:Take Two")
     act(G, s, 1, "play:Counter Spell")
     act(G, s, 0, "play:Counter Spell")  # return forced: its only gems
-    assert set_names(G, s, 0) == [("Quartz", ["Quartz"], 0)] and s.shrines[0][0][S_BROKEN] == 0
+    assert set_names(G, s, 0) == [("Quartz", ["Quartz"], 0)] and s.shrines[0][0].broken == 0
     act(G, s, 0, "end_plays")
     assert s.king == []
 
@@ -575,7 +574,7 @@ def test_s50_freeze_does_not_suspend_the_penalty():
     t = table(G, hands={0: ["Ruby"]}, shrines={0: [("Ruby", ["Ruby", "Ruby", "Rainbow Gem"])]})
     t.freeze_next = [1, 0, 0]
     t.decision, t.tasks = None, [["turn_start"]]
-    rules.run(t, G.cfg)
+    steps.run(t, G.cfg)
     act(G, t, 0, "adjust:move", "set:0", "card:Rainbow Gem", "gem_type:Onyx")
     assert "play[Ruby]" not in cands(G, t, 0)
     act(G, t, 0, "end_plays")
@@ -603,11 +602,11 @@ def test_s53_a_guardian_is_cast_countered_to_the_discard_and_blocked_by_sleep():
     s = table(G, hands={0: ["Gem Guardian", "Gold 1"], 1: ["Counter Spell"]}, shrines={0: [("Quartz", ["Quartz"] * 2)]})
     act(G, s, 0, "play:Gem Guardian")
     act(G, s, 1, "play:Counter Spell")
-    assert names(G, s.discard) == ["Counter Spell", "Gem Guardian"] and s.plays == 2 and s.shrines[0][0][2] == 0
+    assert names(G, s.discard) == ["Counter Spell", "Gem Guardian"] and s.plays == 2 and s.shrines[0][0].guarded == 0
     s = table(G, hands={0: ["Gem Guardian", "Gold 1"]}, shrines={0: [("Quartz", ["Quartz"] * 2)]})
     s.asleep = 1
     s.decision, s.tasks = None, [["plays", 1]]
-    rules.run(s, G.cfg)
+    steps.run(s, G.cfg)
     assert "play[Gem Guardian]" not in cands(G, s, 0) and "bank[Gem Guardian]" in cands(G, s, 0)
 
 
@@ -911,7 +910,7 @@ def test_s96_gems_of_a_marked_set_are_not_in_a_completed_set():
     act(G, s, 1, "play:Chaos Cube")
     assert deciding(G, s) == (1, "chaos_cube") and cands(G, s, 1) == ["set[0]", "set[1]"]  # seat 0: forced
     act(G, s, 1, "set:0", "card:Ruby")
-    assert set_names(G, s, 0)[0] == ("Ruby", ["Ruby"], 0) and s.shrines[0][0][S_BROKEN] == 1  # still marked
+    assert set_names(G, s, 0)[0] == ("Ruby", ["Ruby"], 0) and s.shrines[0][0].broken == 1  # still marked
 
 
 # S-97 (the thief places a stolen gem): test_golem_grab_steals_a_basic_from_a_complete_set,
@@ -1171,7 +1170,7 @@ def test_s113_sirens_call_is_an_ordinary_spell_that_may_name_oneself():
     assert events(s, "siren") == [] and len(s.hands[0]) == 2
     s.asleep = 1
     s.decision, s.tasks = None, [["plays", 1]]
-    rules.run(s, g.cfg)
+    steps.run(s, g.cfg)
     assert "play[Siren's Call]" not in cands(g, s, 0) and "bank[Siren's Call]" in cands(g, s, 0)
 
 
@@ -1259,7 +1258,7 @@ def test_s126_s137_the_timer_penalty_is_spent_even_on_an_empty_hand():
     s.timer = 5
     s.hands[0] = []
     s.decision, s.tasks = None, [["plays", 0]]
-    rules.run(s, g.cfg)
+    steps.run(s, g.cfg)
     assert deciding(g, s) == (0, "play") and s.timer_used == 1
 
 
@@ -1293,7 +1292,7 @@ def test_s128_resampling_keeps_cards_taken_aside_from_the_observers_own_hand():
     assert deciding(G, s) == (0, "eye_see")
     for seed in range(5):
         r = G.resample_hidden(s, 1, np.random.default_rng(seed))
-        assert names(G, r.aside["cards"]) == ["Gold 10", "Tsunami"]
+        assert names(G, r.aside.cards) == ["Gold 10", "Tsunami"]
 
 
 def test_s128_destroyed_gems_in_the_kings_vault_are_known_to_all():
@@ -1434,10 +1433,10 @@ def test_s150_a_marked_set_stolen_by_dragons_loot_loses_its_mark():
               shrines={0: [("Ruby", ["Ruby", "Ruby", "Rainbow Gem"])], 1: [("Onyx", ["Onyx"] * 4)]})
     act(G, s, 0, "adjust:move", "set:0", "card:Rainbow Gem", "gem_type:Diamond")
     act(G, s, 0, "play:Ruby")
-    assert s.shrines[0][0][S_BROKEN] == 1 and rules.is_complete(G.cfg, s.shrines[0][0])
+    assert s.shrines[0][0].broken == 1 and rules.is_complete(G.cfg, s.shrines[0][0])
     act(G, s, 0, "play:Dragon's Loot", "target_player:1")
     act(G, s, 1, "play:Chaos Cube")  # the recast's only target: seat 0's Ruby set
-    assert set_names(G, s, 1)[-1] == ("Ruby", ["Ruby"] * 3, 0) and s.shrines[1][-1][S_BROKEN] == 0
+    assert set_names(G, s, 1)[-1] == ("Ruby", ["Ruby"] * 3, 0) and s.shrines[1][-1].broken == 0
     act(G, s, 0, "end_plays")
     assert s.king == []
 
@@ -1471,8 +1470,8 @@ def test_every_legal_action_leads_on_no_dead_end():
             break
         p = g.to_act(s)[0]
         d = s.decision
-        k = len(d["pre"])
-        assert sorted({c[k] for c in d["cands"]}) == list(np.flatnonzero(g.legal_mask(s, p)))
+        k = len(d.chosen)
+        assert sorted({c[k] for c in d.answers}) == list(np.flatnonzero(g.legal_mask(s, p)))
         for a in g.legal_actions(s, p):
             c = s.copy()
             g.apply_legal(c, p, a)

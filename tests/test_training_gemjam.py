@@ -47,8 +47,8 @@ def test_learner_gets_every_decision_of_its_seat_in_and_out_of_its_turn():
 
         def record(e):
             state = e.raw.game_state
-            assert state.decision["p"] == e.seat
-            seen.append((state.turn, state.decision["why"]))
+            assert state.decision.seat == e.seat
+            seen.append((state.turn, state.decision.kind))
 
         random_episode(env, seed, record)
         state = env.raw.game_state

@@ -1,12 +1,12 @@
 """Gem Jam components as data: the card manifest (gem types, set sizes, payment tables, card kinds), validated.
 
-The default manifest is ``manifest.json`` next to this module (the 172-card reference deck of
-CLARIFICATIONS.md plus the 3 optional Siren's Call). Another can be passed to the game as the
-``manifest`` option: a path to a JSON file of the same format, or the parsed dict. Anything
-malformed raises :class:`ManifestError` naming the offending entry.
+The default manifest is ``manifest.json`` next to this module (the 172-card reference deck plus the 3 optional
+Siren's Call, docs/gemjam.md "Components: the card manifest"). Another can be passed to the game as the
+``manifest`` option: a path to a JSON file of the same format, or the parsed dict. Anything malformed raises
+:class:`ManifestError` naming the offending entry.
 
 Cards are handled by *kind* (an index into ``cards``): copies of one card are interchangeable,
-and every zone of the game is a list of kinds (GEMJAM-SETTLED 144).
+and every zone of the game is a list of kinds (docs/gemjam.md "Engine choices").
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ DEFAULT_MANIFEST = Path(__file__).with_name("manifest.json")
 CATEGORIES = ("basic", "dual", "wildcard", "gold", "spell")
 #: wildcard effects: which types each may represent and what playing it from hand does
 WILDCARD_EFFECTS = ("rainbow_gem", "magic_mushroom", "poison_cup", "mirror_madness")
-#: every spell effect the engine implements (one function each in :mod:`gemenvs.gemjam.spells`)
+#: every spell effect the engine implements (one function each in :mod:`gemenvs.gemjam.spells`, gathered in
+#: :data:`gemenvs.gemjam.steps.EFFECTS`)
 SPELL_EFFECTS = (
     "any_gem_jam", "paired_gem_jam", "double_trouble", "shakedown", "kings_ransom",
     "dragons_loot", "armageddon", "meteor_strike", "tsunami", "rat", "switch", "golem_grab", "forced_wager",
@@ -30,9 +31,10 @@ SPELL_EFFECTS = (
     "greedy_goblin", "basilisk", "gem_guardian", "counter_spell", "diabolic_denial", "chaos_cube",
     "sleep_spell", "freeze", "sirens_call",
 )
-#: the reactive spells: cast only in a response window (GEMJAM-SETTLED 9)
+#: the reactive spells: cast only in a response window (docs/gemjam.md "Spells: casting and the stack")
 REACTIVE = ("counter_spell", "diabolic_denial", "chaos_cube")
-#: spells that target a player's gems or sets, the ones Chaos Cube can take (C-6, GEMJAM-SETTLED 88)
+#: spells that target a player's gems or sets, the ones Chaos Cube can take (docs/gemjam.md "Spells: casting and the
+#: stack")
 GEM_TARGETING = ("dragons_loot", "armageddon", "meteor_strike", "tsunami", "rat", "switch", "golem_grab",
                  "forced_wager")
 _TYPE_KEYS = {"name", "set_size", "payment"}
@@ -62,7 +64,8 @@ class Manifest:
         types_of = []
         for c in cards:
             if c["category"] == "wildcard":
-                types_of.append(tuple(range(nt)))  # Mirror Madness narrows this at play time (§9)
+                # Mirror Madness narrows this at play time (docs/gemjam.md "Sets in the Shrine")
+                types_of.append(tuple(range(nt)))
             else:
                 types_of.append(tuple(ti[t] for t in c.get("types", ())))
         #: per kind: the gem types it may represent (a Gem Jam's choosable types for a paired Gem Jam)
@@ -96,7 +99,8 @@ class Manifest:
                 if sirens_call or not self.optional[i]]
 
     def jam_amount(self, t: int, gems: int, guardians: int) -> int:
-        """Gem Jam payment for ``gems`` gems of type ``t`` with ``guardians`` guarded complete sets (§11, C-M)."""
+        """Gem Jam payment for ``gems`` gems of type ``t`` with ``guardians`` guarded complete sets (docs/gemjam.md
+        "Gem Jam and payments")."""
         size, table = self.set_size[t], self.payment[t]
         rest = gems % size
         return (gems // size) * table[-1] + (table[rest - 1] if rest else 0) + 4 * guardians

@@ -1,18 +1,17 @@
 """The Gem Jam observation of one seat: a flat float32 vector laid out by an ObservationSpec.
 
-Seat-relative: row 0 of every per-player block is the observer, row r the player r seats to its
-left. What a seat may see (C-14, S-128): its own hand and Vault; every Shrine; the Discard Pile;
-pile and hand/Vault sizes; the response stack; the pending decision (its own choices so far and
-cards shown to it); the cards it has been shown in others' hands and Vaults. Never another hand
-or Vault's contents, the King's Vault or the Draw Pile. This module is the only place that
-turns a state into what a seat sees.
+Seat-relative: row 0 of every per-player block is the observer, row r the player r seats to its left. What a
+seat may see (docs/gemjam.md "Hidden information"): its own hand and Vault; every Shrine; the Discard Pile;
+pile and hand/Vault sizes; the response stack; the pending decision (its own choices so far and cards shown to
+it); the cards it has been shown in others' hands and Vaults. Never another hand or Vault's contents, the
+King's Vault or the Draw Pile. This module is the only place that turns a state into what a seat sees.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from gemenvs.core.spec import ObservationSpec
-from gemenvs.gemjam.rules import MAX_SETS, S_BROKEN, S_GEMS, S_GUARD, S_TYPE, STACK_SHOWN, Config, is_complete
+from gemenvs.gemjam.rules import MAX_SETS, STACK_SHOWN, Config, is_complete
 
 #: every kind of decision, in the order of the ``decision`` one-hot
 DECISIONS = ("adjust", "play", "react", "double", "pay", "place", "receive_guardian", "discard", "bottom",
@@ -27,8 +26,8 @@ class Encoder:
 
     def __init__(self, cfg: Config):
         self.cfg = cfg
-        n, K, T = cfg.n, cfg.K, cfg.T
-        m = cfg.m
+        n, K, T = cfg.num_players, cfg.num_kinds, cfg.num_types
+        m = cfg.manifest
         self.wild_slot = {k: WILD_EFFECTS.index(m.effect[k]) for k in range(K) if m.is_wild[k]}
         self.set_features = T + 2 + len(WILD_EFFECTS) + 3
         #: per gem kind: its count slot within a set's features (Basic, Dual, or its wildcard)
@@ -78,11 +77,11 @@ class Encoder:
 
     def _type_progress(self, x: np.ndarray, base: int, shrine: list, complete: list) -> None:
         """Write one player's ``type_progress`` rows (T x 4, see the spec) at ``x[base:]``."""
-        size, basic_of = self.cfg.size, self.cfg.basic_of
+        size, basic_of = self.cfg.set_size, self.cfg.basic_of
         for s, done in zip(shrine, complete):
-            t = s[S_TYPE]
+            t = s.gem_type
             f = base + 4 * t
-            gems = s[S_GEMS]
+            gems = s.gems
             x[f + 3] += len(gems) / 4
             if done:
                 x[f + 2] += 0.25
@@ -95,21 +94,21 @@ class Encoder:
     def observe(self, state, p: int) -> np.ndarray:
         """The observation of seat ``p``."""
         cfg, o = self.cfg, self.o
-        n, K, T = cfg.n, cfg.K, cfg.T
+        n, K, T = cfg.num_players, cfg.num_kinds, cfg.num_types
         gem_slot, flags = self.gem_slot, T + 2 + len(WILD_EFFECTS)
         x = np.zeros(self.size, np.float32)
         d = state.decision
-        if d is not None and not state.over and d["p"] == p:
+        if d is not None and not state.over and d.seat == p:
             # only one's own pending decision: that another seat is deciding a reaction would tell
-            # that it holds one, as seats without one pass automatically (S-141)
-            x[o["decision"] + _DECISION_INDEX[d["why"]]] = 1
+            # that it holds one, as seats without one pass automatically (docs/gemjam.md "Hidden information")
+            x[o["decision"] + _DECISION_INDEX[d.kind]] = 1
             x[o["my_turn_to_decide"]] = 1
-            for a in d["pre"]:
+            for a in d.chosen:
                 x[o["my_choices"] + a] = 1
-            if d["why"] == "pay":
-                x[o["payment"]] = d["ctx"]["left"] / 50
+            if d.kind == "pay":
+                x[o["payment"]] = d.context["amount_left"] / 50
                 x[o["payment"] + 1] = 1
-                x[o["payment"] + 2 + (d["ctx"]["r"] - p) % n] = 1
+                x[o["payment"] + 2 + (d.context["receiver"] - p) % n] = 1
         x[o["turn_player"] + (state.turn - p) % n] = 1
         b = o["turn_state"]
         x[b] = state.plays / 5
@@ -117,7 +116,7 @@ class Encoder:
         x[b + 2] = state.frozen
         x[b + 3] = state.timer / 50
         x[b + 4] = state.timer_used
-        x[b + 5] = state.round / cfg.opts.max_rounds
+        x[b + 5] = state.round / cfg.options.max_rounds
         for q in range(n):
             r = (q - p) % n
             x[o["sleep_next"] + r] = state.sleep_next[q]
@@ -137,15 +136,15 @@ class Encoder:
             base = o["shrines"] + r * MAX_SETS * self.set_features
             for i, s in enumerate(state.shrines[q][:MAX_SETS]):
                 f = base + i * self.set_features
-                x[f + s[S_TYPE]] = 1
-                for k in s[S_GEMS]:
+                x[f + s.gem_type] = 1
+                for k in s.gems:
                     x[f + gem_slot[k]] += 0.25
                 f += flags
                 if complete[i]:  # only non-zero flags are written (x starts at zero)
                     x[f] = 1
-                if s[S_GUARD]:
+                if s.guarded:
                     x[f + 1] = 1
-                if s[S_BROKEN]:
+                if s.broken:
                     x[f + 2] = 1
         base = o["known_vaults"] + n * K
         for k in state.seen_vault[p][n]:
@@ -166,23 +165,23 @@ class Encoder:
         width = K + 2 * n + T + 3
         for j, e in enumerate(reversed(state.stack[-STACK_SHOWN:])):
             f = o["stack"] + j * width
-            x[f + e["k"]] = 1
-            x[f + K + (e["c"] - p) % n] = 1
-            if e["tp"] >= 0:
-                x[f + K + n + (e["tp"] - p) % n] = 1
-            if e["t"] >= 0:
-                x[f + K + 2 * n + e["t"]] = 1
+            x[f + e.kind] = 1
+            x[f + K + (e.caster - p) % n] = 1
+            if e.target_player >= 0:
+                x[f + K + n + (e.target_player - p) % n] = 1
+            if e.gem_type >= 0:
+                x[f + K + 2 * n + e.gem_type] = 1
             f += K + 2 * n + T
-            x[f] = e["x"]
-            x[f + 1] = e["m"] / 2
-            x[f + 2] = e["dt"]
-        if state.aside is not None and state.aside["p"] == p:
-            for k in state.aside["cards"]:
+            x[f] = e.cancelled
+            x[f + 1] = e.doublings / 2
+            x[f + 2] = e.attached
+        if state.aside is not None and state.aside.seat == p:
+            for k in state.aside.cards:
                 x[o["shown"] + k] += 0.25
         b = o["rule_options"]
-        lim = cfg.opts.turn_decision_limit
+        lim = cfg.options.turn_decision_limit
         x[b] = (lim or 0) / 50
         x[b + 1] = lim is not None
-        x[b + 2] = cfg.opts.sirens_call
-        x[b + 3] = cfg.opts.max_rounds / 1000
+        x[b + 2] = cfg.options.sirens_call
+        x[b + 3] = cfg.options.max_rounds / 1000
         return x

@@ -1,5 +1,5 @@
-"""The Gem Jam engine: the :class:`~gemenvs.core.engine.Game` protocol over rules, stack, spells,
-encoder and renderer."""
+"""The Gem Jam engine: the :class:`~gemenvs.core.engine.Game` protocol over the step tables of
+:mod:`~gemenvs.gemjam.steps` (rules, stack, spells), the encoder and the renderer."""
 from __future__ import annotations
 
 from bisect import insort
@@ -7,10 +7,10 @@ from bisect import insort
 import numpy as np
 
 from gemenvs.core.engine import Game, Results
-from gemenvs.gemjam import rules, spells, stack  # noqa: F401 - stack and spells register their steps
+from gemenvs.gemjam import rules, steps
 from gemenvs.gemjam.encode import Encoder
 from gemenvs.gemjam.render import event_text, render_text
-from gemenvs.gemjam.rules import BUILD, GemJamState, Options
+from gemenvs.gemjam.rules import GemJamState, Options
 from gemenvs.gemjam.winmodel import win_chances
 
 #: decisions whose answer other seats may not see in the log (a card put face down or taken
@@ -37,7 +37,7 @@ class GemJam(Game):
                  max_rounds: int = 100, manifest=None):
         self.opts = Options(num_players, turn_decision_limit, sirens_call, max_rounds, manifest)
         self.cfg = rules.Config(self.opts)
-        self.manifest = self.cfg.m
+        self.manifest = self.cfg.manifest
         self.num_players = self.opts.num_players
         self.action_spec = self.cfg.actions
         self.encoder = Encoder(self.cfg)
@@ -52,24 +52,24 @@ class GemJam(Game):
     # ------------------------------------------------------------------ the rules
 
     def initial_state(self, seed: int) -> GemJamState:
-        return rules.new_state(self.cfg, seed)
+        return steps.new_game(self.cfg, seed)
 
     def to_act(self, state: GemJamState) -> tuple[int, ...]:
         if state.over or state.decision is None:
             return ()
-        return (state.decision["p"],)
+        return (state.decision.seat,)
 
     def legal_mask(self, state: GemJamState, player: int) -> np.ndarray:
         mask = np.zeros(self.cfg.num_actions, np.int8)
         d = state.decision
-        if not state.over and d is not None and d["p"] == player:
-            mask[d["opts"]] = 1
+        if not state.over and d is not None and d.seat == player:
+            mask[d.options] = 1
         return mask
 
     def forced_action(self, state: GemJamState, player: int) -> int | None:
         d = state.decision
-        if d is not None and d["p"] == player and len(d["opts"]) == 1:
-            return d["opts"][0]
+        if d is not None and d.seat == player and len(d.options) == 1:
+            return d.options[0]
         return None
 
     def explain(self, state: GemJamState, player: int, action: int) -> str:
@@ -80,36 +80,36 @@ class GemJam(Game):
                 "double": "the Gem Jam about to resolve", "pay": "a payment", "place": "placing a gem",
                 "receive_guardian": "placing a received Guardian", "discard": "a discard",
                 "bottom": "the hand limit", "may_draw": "an optional draw", "timer": "the timer penalty"}
-        ctx = what.get(d["why"], d["why"].replace("_", " "))
-        legal = sorted({self.action_spec.decode(a)[0] for a in d["opts"]})
+        ctx = what.get(d.kind, d.kind.replace("_", " "))
+        legal = sorted({self.action_spec.decode(a)[0] for a in d.options})
         if name not in legal:
             return f"this is {ctx}; it takes {', '.join(legal)}"
-        if d["why"] == "play" and not d["pre"] and name in ("play", "bank"):
+        if d.kind == "play" and not d.chosen and name in ("play", "bank"):
             card = m.names[arg]
             if arg not in state.hands[player]:
                 return f"no {card} in hand"
             if state.plays <= 0:
                 return "no play left this turn"
             if name == "bank":
-                return f"{card} is a Gem Card: it goes to the Shrine, never to the Vault (§6)"
+                return f"{card} is a Gem Card: it goes to the Shrine, never to the Vault"
             if m.is_gem[arg]:
                 if state.frozen:
                     return "Freeze: no Gem Card from hand this turn"
-                return f"no Basic Gem in an opponent's Shrine for {card} to copy (§9)"
+                return f"no Basic Gem in an opponent's Shrine for {card} to copy"
             if m.reactive[arg]:
-                return f"{card} is cast only in a response window (S-9)"
+                return f"{card} is cast only in a response window"
             if state.asleep:
                 return "Sleep Spell: no spell this turn"
-            return f"{card} has no valid target now (§16, S-83)"
-        if name == "card" and not d["pre"] and d["why"] in ("discard", "bottom", "pay"):
-            return f"no payable {m.names[arg]} in the Vault" if d["why"] == "pay" else f"no {m.names[arg]} in hand"
-        return f"not one of the choices of {ctx} now ({len(d['opts'])} legal; check the mask)"
+            return f"{card} has no valid target now"
+        if name == "card" and not d.chosen and d.kind in ("discard", "bottom", "pay"):
+            return f"no payable {m.names[arg]} in the Vault" if d.kind == "pay" else f"no {m.names[arg]} in hand"
+        return f"not one of the choices of {ctx} now ({len(d.options)} legal; check the mask)"
 
     def play(self, state: GemJamState, player: int, action: int) -> None:
         d = state.decision
-        if (d["why"] in PRIVATE_ANSWERS) or self.cfg.BANK <= action < self.cfg.BANK + self.cfg.K:
+        if (d.kind in PRIVATE_ANSWERS) or self.cfg.BANK <= action < self.cfg.BANK + self.cfg.num_kinds:
             state.hidden.append(len(state.log) - 1)
-        rules.answer(state, self.cfg, player, action)
+        steps.answer(state, self.cfg, player, action)
 
     def log_action_hidden(self, state: GemJamState, index: int, viewer: int) -> bool:
         return index in state.hidden
@@ -138,8 +138,8 @@ class GemJam(Game):
             if rules.is_complete(self.cfg, s):
                 complete += 1
             else:
-                size = self.cfg.size[s[rules.S_TYPE]]
-                fills.append(min(len(s[rules.S_GEMS]), size - 1) / size)
+                size = self.cfg.set_size[s.gem_type]
+                fills.append(min(len(s.gems), size - 1) / size)
         if complete >= 4:
             return 1.0
         fills.sort(reverse=True)
@@ -169,27 +169,27 @@ class GemJam(Game):
     # ------------------------------------------------------------------ hidden information
 
     def resample_hidden(self, state: GemJamState, observer: int, rng: np.random.Generator) -> GemJamState:
-        """Redraw what ``observer`` cannot see: other hands and Vaults (sizes kept, cards it knows
-        there kept), the King's Vault, the Draw Pile (positions it knows kept), cards set aside for
-        another seat, the RNG, and which Nature's Rebirth copies there are spent (S-108: how many
-        is public; they are dealt again among the redrawn zones' copies outside the King's Vault,
-        which a spent card never reaches). What other seats know of the redrawn zones is hidden from
-        the observer: they are taken to know there exactly what it knows there. The draw depends
-        only on what the observer sees and on ``rng`` (search agents rely on it)."""
+        """Redraw what ``observer`` cannot see: other hands and Vaults (sizes kept, cards it knows there
+        kept), the King's Vault, the Draw Pile (positions it knows kept), cards set aside for another seat,
+        the RNG, and which Nature's Rebirth copies there are spent (how many is public, docs/gemjam.md "Engine
+        choices"; they are dealt again among the redrawn zones' copies outside the King's Vault, which a spent
+        card never reaches). What other seats know of the redrawn zones is hidden from the observer: they are
+        taken to know there exactly what it knows there. The draw depends only on what the observer sees and
+        on ``rng`` (search agents rely on it)."""
         s = state.copy()
         n, o = s.n, observer
         d = s.decision
         pending = []
-        if d is not None and d["p"] != o and d["pre"] and d["why"] == "play" \
-                and self.cfg.PLAY <= d["pre"][0] < self.cfg.BANK:
-            pending = [d["pre"][0] - self.cfg.PLAY]  # a card it has begun to play is known to be in hand
+        if d is not None and d.seat != o and d.chosen and d.kind == "play" \
+                and self.cfg.PLAY <= d.chosen[0] < self.cfg.BANK:
+            pending = [d.chosen[0] - self.cfg.PLAY]  # a card it has begun to play is known to be in hand
         # the cards the observer cannot place: a multiset it can count (every card minus those it sees)
         zones = []  # (where, seat, size, what the observer knows there)
         pool = []
         for q in range(n):
             if q != o:
                 zones.append(("hand", q, len(s.hands[q]),
-                              sorted(s.seen_hand[o][q] + (pending if d is not None and q == d["p"] else []))))
+                              sorted(s.seen_hand[o][q] + (pending if d is not None and q == d.seat else []))))
                 zones.append(("vault", q, len(s.vaults[q]), s.seen_vault[o][q]))
                 pool += s.hands[q] + s.vaults[q]
         zones.append(("king", n, len(s.king), s.seen_vault[o][n]))
@@ -198,9 +198,9 @@ class GemJam(Game):
         pool += [s.draw[i] for i in draw_free]
         # cards set aside for another seat are unknown, unless they came from the observer's own
         # hand or Vault (the victim of Eye See! or Basilisk knows which of its cards they are)
-        redraw_aside = s.aside is not None and o not in (s.aside["p"], s.aside["from"])
+        redraw_aside = s.aside is not None and o not in (s.aside.seat, s.aside.source)
         if redraw_aside:
-            pool += s.aside["cards"]
+            pool += s.aside.cards
         pool.sort()  # (not in the order the cards lie: that is hidden)
         # what the observer knows in a zone stays there; its knowledge may be out of date (a card
         # taken unseen, e.g. banked or taken by Greedy Goblin), so only as far as the unplaced cards
@@ -238,7 +238,7 @@ class GemJam(Game):
                 s.draw[i] = pool.pop()
                 s.draw_seen[i] = 0  # a redrawn card is nobody's knowledge
             if redraw_aside:
-                s.aside["cards"] = [pool.pop() for _ in s.aside["cards"]]
+                s.aside.cards = [pool.pop() for _ in s.aside.cards]
             if not marks or _deal_spent_marks(s, marks, redrawn, rng):
                 break
         # other seats' knowledge of the redrawn zones: what the observer knows there (their own is
@@ -252,13 +252,13 @@ class GemJam(Game):
                 s.seen_hand[q][o] = _common(s.seen_hand[q][o], s.hands[o])
                 s.seen_vault[q][o] = _common(s.seen_vault[q][o], s.vaults[o])
         s.rng = np.random.Generator(np.random.PCG64(int(rng.integers(0, 2**63 - 1))))
-        if d is not None and d["p"] != o and d["why"] in BUILD:
-            cands = BUILD[d["why"]](s, self.cfg, d["p"], d["ctx"])
-            for k, a in enumerate(d["pre"]):
+        if d is not None and d.seat != o and d.kind in steps.CANDIDATES:
+            cands = steps.CANDIDATES[d.kind](s, self.cfg, d.seat, d.context)
+            for k, a in enumerate(d.chosen):
                 cands = [c for c in cands if c[k] == a]
             if cands:
-                s.decision["cands"] = cands
-                s.decision["opts"] = sorted({c[len(d["pre"])] for c in cands})
+                s.decision.answers = cands
+                s.decision.options = sorted({c[len(d.chosen)] for c in cands})
         return s
 
 

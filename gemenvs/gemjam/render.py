@@ -1,24 +1,24 @@
 """A readable text picture of a Gem Jam table from one seat's side, and the game log as text."""
 from __future__ import annotations
 
-from gemenvs.gemjam.rules import S_BROKEN, S_GEMS, S_GUARD, S_TYPE, Config, complete_sets, is_complete
+from gemenvs.gemjam.rules import Config, ShrineSet, complete_sets, is_complete
 
 
 def _cards(cfg: Config, kinds) -> str:
     """``2x Ruby, Gold 3`` style list of kinds."""
     if not kinds:
         return "-"
-    out, names = [], cfg.m.names
+    out, names = [], cfg.manifest.names
     for k in sorted(set(kinds)):
         c = list(kinds).count(k)
         out.append(f"{c}x {names[k]}" if c > 1 else names[k])
     return ", ".join(out)
 
 
-def _set(cfg: Config, s: list) -> str:
-    tags = ("complete" if is_complete(cfg, s) else f"{len(s[S_GEMS])}/{cfg.size[s[S_TYPE]]}") \
-        + (", guarded" if s[S_GUARD] else "") + (", broken" if s[S_BROKEN] else "")
-    return f"{cfg.m.type_names[s[S_TYPE]]} [{tags}]: {_cards(cfg, s[S_GEMS])}"
+def _set(cfg: Config, s: ShrineSet) -> str:
+    tags = ("complete" if is_complete(cfg, s) else f"{len(s.gems)}/{cfg.set_size[s.gem_type]}") \
+        + (", guarded" if s.guarded else "") + (", broken" if s.broken else "")
+    return f"{cfg.manifest.type_names[s.gem_type]} [{tags}]: {_cards(cfg, s.gems)}"
 
 
 def render_text(state, cfg: Config, viewer: int | None = None) -> str:
@@ -32,17 +32,18 @@ def render_text(state, cfg: Config, viewer: int | None = None) -> str:
         d = state.decision
         lines.append(f"Gem Jam - round {state.round}, player_{state.turn}'s turn, {state.plays} play(s) left"
                      + (" [asleep]" if state.asleep else "") + (" [frozen]" if state.frozen else ""))
-        if d is not None and (viewer is None or viewer == d["p"]):
-            lines.append(f"to decide: player_{d['p']} ({d['why']})")
-    lines.append(f"Draw Pile {len(state.draw)} | Discard Pile {len(state.discard)} "
-                 f"(top: {cfg.m.names[state.discard[-1]] if state.discard else '-'}) | King's Vault {len(state.king)}"
+        if d is not None and (viewer is None or viewer == d.seat):
+            lines.append(f"to decide: player_{d.seat} ({d.kind})")
+    top = cfg.manifest.names[state.discard[-1]] if state.discard else "-"
+    lines.append(f"Draw Pile {len(state.draw)} | Discard Pile {len(state.discard)} (top: {top}) "
+                 f"| King's Vault {len(state.king)}"
                  + (" | recycled" if state.recycled else ""))
     if state.stack:
         lines.append("stack (top last): " + "; ".join(
-            f"{cfg.m.names[e['k']]} by player_{e['c']}" + (" [cancelled]" if e["x"] else "")
-            + (f" x{2 ** e['m']}" if e["m"] else "") for e in state.stack))
+            f"{cfg.manifest.names[e.kind]} by player_{e.caster}" + (" [cancelled]" if e.cancelled else "")
+            + (f" x{2 ** e.doublings}" if e.doublings else "") for e in state.stack))
     for q in range(n):
-        mark = ">" if (state.decision is not None and state.decision["p"] == q and not state.over
+        mark = ">" if (state.decision is not None and state.decision.seat == q and not state.over
                        and viewer in (None, q)) else " "
         lines.append(f"{mark} player_{q}: {complete_sets(state, cfg, q)} complete set(s), hand {len(state.hands[q])}, "
                      f"Vault {len(state.vaults[q])}")
@@ -51,8 +52,8 @@ def render_text(state, cfg: Config, viewer: int | None = None) -> str:
             lines.append(f"    Vault: {_cards(cfg, state.vaults[q])}")
         for s in state.shrines[q]:
             lines.append(f"    {_set(cfg, s)}")
-    if viewer is not None and state.aside is not None and state.aside["p"] == viewer:
-        lines.append(f"shown to you: {_cards(cfg, state.aside['cards'])}")
+    if viewer is not None and state.aside is not None and state.aside.seat == viewer:
+        lines.append(f"shown to you: {_cards(cfg, state.aside.cards)}")
     return "\n".join(lines)
 
 
@@ -108,6 +109,6 @@ def event_text(cfg: Config, ev: list) -> str:
         return f"{kind} {a}"
 
     def pl(q):
-        return "the King's Vault" if q == cfg.n else f"player_{q}"
+        return "the King's Vault" if q == cfg.num_players else f"player_{q}"
 
-    return fn(cfg, a, cfg.m.names, cfg.m.type_names, pl)
+    return fn(cfg, a, cfg.manifest.names, cfg.manifest.type_names, pl)

@@ -1,18 +1,17 @@
 """Gem Jam rules: the state as plain data, the decision machinery, the turn, gems, sets and payments.
 
 Nothing here imports PettingZoo. Seat ``i+1`` sits to the left (clockwise) of seat ``i``; seat 0
-starts (GEMJAM-SETTLED 2). "S-n" below names item n of ``GEMJAM-SETTLED.md``, "§n" a section of
-the rulebook, "C-n" a Gem Jam point of ``CLARIFICATIONS.md``.
+starts. Rule comments name the section of ``docs/gemjam.md`` (the rules as implemented) they follow.
 
-How the game advances. ``state.tasks`` is a stack of pending steps (plain lists such as
-``["pay", payer, receiver, amount]``); :func:`run` pops and runs them until one asks a seat a
-question. A question is ``state.decision``: a *composite* choice given by every legal complete
-answer as a tuple of action ids (``cands``); the seat answers one id at a time, each step's mask
-being the distinct next ids of the tuples that agree with what it chose so far. So every mask is
-exact and no choice leads to a dead end. When the last id is chosen the decision's finishing
-step (``FINISH[why]``) runs. The stack of spells lives in :mod:`gemenvs.gemjam.stack`, the spell
-effects in :mod:`gemenvs.gemjam.spells`; both register their steps in :data:`TASKS` and
-:data:`FINISH`.
+The game advances by steps: ``state.tasks`` is a stack of pending steps (plain lists such as
+``["pay", payer, receiver, amount]``), and a step that needs a seat's choice puts a question to it
+with :func:`ask`: a *composite* choice given by every legal complete answer as a list of action
+ids, answered one id at a time, each step's mask being the distinct next ids of the answers that
+agree with what it chose so far. So every mask is exact and no choice leads to a dead end. The
+step handlers here (``<name>_step``), the decisions' finishing handlers (``finish_<kind>``) and the
+builders of answers are plain functions; :mod:`gemenvs.gemjam.steps` gathers them into the
+engine's tables and runs them. The stack of spells lives in :mod:`gemenvs.gemjam.stack`, spell
+targets in :mod:`gemenvs.gemjam.targets`, the cards' effects in :mod:`gemenvs.gemjam.spells`.
 """
 from __future__ import annotations
 
@@ -39,32 +38,187 @@ MAX_SETS = 24
 STACK_SHOWN = 6
 ADJUST_LABELS = ("none", "move", "swap")
 
-# a set in a Shrine: [id, type, guarded 0/1, broken-this-turn 0/1, sorted gem kinds]
-S_ID, S_TYPE, S_GUARD, S_BROKEN, S_GEMS = range(5)
 
-#: step name -> handler(state, cfg, task); filled here and by stack.py / spells.py
-TASKS: dict = {}
-#: decision ``why`` -> finishing handler(state, cfg, player, chosen ids, ctx)
-FINISH: dict = {}
-#: decision ``why`` -> builder(state, cfg, player, ctx) of its candidate tuples (for decisions
-#: that depend on hidden cards, rebuilt when hidden cards are redrawn)
-BUILD: dict = {}
+class ShrineSet:
+    """One set in a Shrine (docs/gemjam.md, "Sets in the Shrine"); in the state's JSON form the list
+    ``[set_id, gem_type, guarded, broken, gems]``."""
+
+    __slots__ = ("set_id", "gem_type", "guarded", "broken", "gems")
+
+    def __init__(self, set_id: int, gem_type: int, guarded: int = 0, broken: int = 0, gems: list | None = None):
+        #: unique in the game (``state.next_set`` numbers sets as they are made); spells aim at it
+        self.set_id = set_id
+        #: the gem type every gem of the set represents
+        self.gem_type = gem_type
+        #: 1 while a Gem Guardian is attached to it
+        self.guarded = guarded
+        #: 1 when its owner's adjustment left it incomplete this turn (forfeited at the turn's end
+        #: unless complete again)
+        self.broken = broken
+        #: its gems' kinds, sorted
+        self.gems = gems if gems is not None else []
+
+    def copy(self) -> ShrineSet:
+        """An independent copy."""
+        return ShrineSet(self.set_id, self.gem_type, self.guarded, self.broken, list(self.gems))
+
+    def to_json(self) -> list:
+        """The set as the state's JSON form holds it."""
+        return [self.set_id, self.gem_type, self.guarded, self.broken, list(self.gems)]
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ShrineSet) and self.to_json() == other.to_json()
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"ShrineSet{tuple(self.to_json())}"
 
 
-def task(name):
-    """Register a step handler under ``name``."""
-    def deco(fn):
-        TASKS[name] = fn
-        return fn
-    return deco
+class StackEntry:
+    """A spell on the response stack with the targets fixed when it was cast (docs/gemjam.md,
+    "Spells: casting and the stack"); -1 where a target does not apply. In the state's JSON form a
+    dict under the short keys of :data:`STACK_ENTRY_KEYS`."""
+
+    __slots__ = ("kind", "caster", "cancelled", "doublings", "gem_type", "target_player", "target_set",
+                 "target_gem", "own_set", "own_gem", "vault", "attached", "double_declined")
+
+    def __init__(self, kind: int, caster: int):
+        #: the card's kind
+        self.kind = kind
+        #: who cast it (the Chaos Cube player after a recast)
+        self.caster = caster
+        #: 1 once a Counter Spell or Diabolic Denial cancelled it
+        self.cancelled = 0
+        #: Double Troubles that doubled it (a Gem Jam)
+        self.doublings = 0
+        #: the Gem Jam's gem type
+        self.gem_type = -1
+        #: the target player (a seat)
+        self.target_player = -1
+        #: the target set's ``set_id`` (in the target player's Shrine, else the caster's)
+        self.target_set = -1
+        #: the target gem's kind (in the target set)
+        self.target_gem = -1
+        #: Switch: the caster's own set id and gem kind
+        self.own_set = -1
+        self.own_gem = -1
+        #: the Vault searched (Greedy Goblin, Basilisk): a seat, or the number of players for the King's Vault
+        self.vault = -1
+        #: 1 for a Double Trouble attached to the Gem Jam below it
+        self.attached = 0
+        #: 1 once the Gem Jam's caster passed on attaching a Double Trouble
+        self.double_declined = 0
+
+    def clear_targets(self) -> None:
+        """Forget the targets (a Chaos Cube recast chooses them anew)."""
+        self.gem_type = self.target_player = self.target_set = self.target_gem = -1
+        self.own_set = self.own_gem = self.vault = -1
+
+    def copy(self) -> StackEntry:
+        """An independent copy."""
+        c = StackEntry.__new__(StackEntry)
+        for f in StackEntry.__slots__:
+            setattr(c, f, getattr(self, f))
+        return c
+
+    def to_json(self) -> dict:
+        """The entry as the state's JSON form holds it."""
+        return {key: getattr(self, f) for f, key in STACK_ENTRY_KEYS.items()}
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, StackEntry) and self.to_json() == other.to_json()
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"StackEntry({self.to_json()})"
 
 
-def finish(name):
-    """Register the finishing handler of decisions ``why=name``."""
-    def deco(fn):
-        FINISH[name] = fn
-        return fn
-    return deco
+class Aside:
+    """Cards a spell set aside, seen by one seat alone (Eye See!, Lucky Draw, Basilisk; docs/gemjam.md
+    "Hidden information"); in the state's JSON form ``{"p": seat, "from": source, "cards": cards}``."""
+
+    __slots__ = ("seat", "source", "cards")
+
+    def __init__(self, seat: int, source: int, cards: list):
+        #: the one seat that sees them (the caster)
+        self.seat = seat
+        #: whose hand or Vault they came from (a seat, or the number of players for the King's Vault)
+        self.source = source
+        #: their kinds
+        self.cards = cards
+
+    def copy(self) -> Aside:
+        """An independent copy."""
+        return Aside(self.seat, self.source, list(self.cards))
+
+    def to_json(self) -> dict:
+        """The cards set aside as the state's JSON form holds them."""
+        return {"p": self.seat, "from": self.source, "cards": list(self.cards)}
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Aside) and self.to_json() == other.to_json()
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"Aside({self.to_json()})"
+
+
+class Decision:
+    """The question pending for one seat (docs/gemjam.md "Decisions and actions"): a composite choice
+    given by every legal complete answer, a list of action ids, answered one id at a time. In the
+    state's JSON form a dict ``{"why", "p", "cands", "pre", "ctx", "opts"}``, its context's keys
+    spelled as :data:`CONTEXT_KEYS` maps them."""
+
+    __slots__ = ("kind", "seat", "answers", "chosen", "context", "options")
+
+    def __init__(self, kind: str, seat: int, answers: list, context: dict):
+        #: what is decided (a key of :data:`gemenvs.gemjam.steps.FINISH`, which applies the answer)
+        self.kind = kind
+        #: who decides
+        self.seat = seat
+        #: the legal complete answers that agree with the ids chosen so far
+        self.answers = answers
+        #: the ids chosen so far
+        self.chosen: list[int] = []
+        #: what the finishing handler needs besides the answer (keys of :data:`CONTEXT_KEYS`)
+        self.context = context
+        #: the legal next ids (the mask)
+        self.options = sorted({a[0] for a in answers})
+
+    def copy(self) -> Decision:
+        """An independent copy."""
+        c = Decision.__new__(Decision)
+        c.kind, c.seat, c.context = self.kind, self.seat, dict(self.context)
+        c.answers = [list(a) for a in self.answers]
+        c.chosen, c.options = list(self.chosen), list(self.options)
+        return c
+
+    def to_json(self) -> dict:
+        """The decision as the state's JSON form holds it."""
+        return {"why": self.kind, "p": self.seat, "cands": [list(a) for a in self.answers], "pre": list(self.chosen),
+                "ctx": {CONTEXT_KEYS[k]: v for k, v in self.context.items()}, "opts": list(self.options)}
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Decision) and self.to_json() == other.to_json()
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"Decision({self.to_json()})"
+
+
+#: a decision's context keys -> their keys in the state's JSON form (which keeps its short spelling)
+CONTEXT_KEYS = {"responder": "i", "receiver": "r", "amount_left": "left", "card": "k", "chaos_cube": "cc",
+                "vault": "v", "may_decline": "pass", "reason": "why"}
+
+
+#: a stack entry's fields -> their keys in the state's JSON form (which keeps its short spelling)
+STACK_ENTRY_KEYS = {"kind": "k", "caster": "c", "cancelled": "x", "doublings": "m", "gem_type": "t",
+                    "target_player": "tp", "target_set": "s", "target_gem": "g", "own_set": "s2", "own_gem": "g2",
+                    "vault": "v", "attached": "dt", "double_declined": "nodt"}
 
 
 @dataclass(frozen=True)
@@ -94,18 +248,18 @@ class Config:
     """Options, manifest tables and the action layout, built once per game."""
 
     def __init__(self, opts: Options, manifest: Manifest | None = None):
-        self.opts = opts
-        self.m = m = manifest if manifest is not None else load_manifest(opts.manifest)
-        self.n = n = opts.num_players
-        self.K = m.num_kinds
-        self.T = m.num_types
-        self.size = m.set_size
+        self.options = opts
+        self.manifest = m = manifest if manifest is not None else load_manifest(opts.manifest)
+        self.num_players = n = opts.num_players
+        self.num_kinds = m.num_kinds
+        self.num_types = m.num_types
+        self.set_size = m.set_size
         self.basic_of = m.basic_of
         self.gold = m.gold
         self.deck = m.deck(opts.sirens_call)
-        self.eff = m.effect
-        #: the Nature's Rebirth kinds (S-108: each copy grants its extra play once a turn)
-        self.rebirth = frozenset(m.kind_of_effect.get("natures_rebirth", ()))
+        self.effect = m.effect
+        #: the Nature's Rebirth kinds (docs/gemjam.md "Engine choices": each copy grants its extra play once a turn)
+        self.rebirth_kinds = frozenset(m.kind_of_effect.get("natures_rebirth", ()))
         sp = self.actions = ActionSpec()
         names = m.names
         rel = ["self", "+1 (left)", "+2", "+3"][:n]
@@ -128,13 +282,13 @@ class Config:
         sp.add("pass", 1, "pass: no reaction, decline an option, return the card")
         self.PLAY = sp["play"].start
         self.BANK = sp["bank"].start
-        self.END = sp["end_plays"].start
-        self.ADJ = sp["adjust"].start
-        self.TYPE = sp["gem_type"].start
-        self.TP = sp["target_player"].start
-        self.KV = sp["king_vault"].start
+        self.END_PLAYS = sp["end_plays"].start
+        self.ADJUST = sp["adjust"].start
+        self.GEM_TYPE = sp["gem_type"].start
+        self.TARGET_PLAYER = sp["target_player"].start
+        self.KING_VAULT = sp["king_vault"].start
         self.SET = sp["set"].start
-        self.NEW = sp["new_set"].start
+        self.NEW_SET = sp["new_set"].start
         self.CARD = sp["card"].start
         self.YES = sp["yes"].start
         self.PASS = sp["pass"].start
@@ -142,11 +296,14 @@ class Config:
         self.set_needs, self.hard_needs = set_needs(self)
         if self.hard_needs > MAX_SETS:
             raise ValueError(f"Gem Jam addresses {MAX_SETS} set slots per Shrine: a manifest may have at most "
-                             f"{MAX_SETS - (self.hard_needs - self.T)} gem types, this one has {self.T}")
+                             f"{MAX_SETS - (self.hard_needs - self.num_types)} gem types, this one has "
+                             f"{self.num_types}")
 
 
 class GemJamState:
-    """Everything about one Gem Jam game, as plain data (lists of ints, small dicts)."""
+    """Everything about one Gem Jam game: lists of ints and small dicts, a Shrine's sets as
+    :class:`ShrineSet`, the stack as :class:`StackEntry`, cards set aside as :class:`Aside`, the
+    pending question as :class:`Decision`; :meth:`to_dict` writes it all as JSON data."""
 
     __slots__ = ("seed", "log", "rng", "n", "hands", "vaults", "shrines", "draw", "draw_seen", "discard", "king",
                  "recycled", "turn", "round", "plays", "spent_rebirths", "hand_was_empty", "sleep_next", "freeze_next",
@@ -155,7 +312,8 @@ class GemJamState:
 
     @property
     def rebirths(self) -> int:
-        """Extra plays Nature's Rebirth granted in this turn's play stage (its spent copies, S-108)."""
+        """Extra plays Nature's Rebirth granted in this turn's play stage (its spent copies, docs/gemjam.md "Engine
+        choices")."""
         return len(self.spent_rebirths)
 
     def copy(self) -> GemJamState:
@@ -169,16 +327,16 @@ class GemJamState:
         c.rng.bit_generator.state = self.rng.bit_generator.state
         c.hands = [list(h) for h in self.hands]
         c.vaults = [list(v) for v in self.vaults]
-        c.shrines = [[[s[0], s[1], s[2], s[3], list(s[4])] for s in sh] for sh in self.shrines]
+        c.shrines = [[s.copy() for s in sh] for sh in self.shrines]
         c.draw, c.draw_seen = list(self.draw), list(self.draw_seen)
         c.discard, c.king = list(self.discard), list(self.king)
         c.spent_rebirths = [list(x) for x in self.spent_rebirths]
         c.sleep_next, c.freeze_next = list(self.sleep_next), list(self.freeze_next)
-        c.stack = [dict(e) for e in self.stack]
+        c.stack = [e.copy() for e in self.stack]
         c.resolving, c.transit, c.winners = list(self.resolving), list(self.transit), list(self.winners)
-        c.aside = _clone(self.aside)
+        c.aside = None if self.aside is None else self.aside.copy()
         c.tasks = [list(t) for t in self.tasks]
-        c.decision = _clone(self.decision)
+        c.decision = None if self.decision is None else self.decision.copy()
         c.seen_hand = [[list(x) for x in row] for row in self.seen_hand]
         c.seen_vault = [[list(x) for x in row] for row in self.seen_vault]
         c.events = list(self.events)  # events are immutable lists once written
@@ -203,6 +361,8 @@ def _clone(x):
         return [_clone(v) for v in x]
     if isinstance(x, dict):
         return {k: _clone(v) for k, v in x.items()}
+    if isinstance(x, (ShrineSet, StackEntry, Decision, Aside)):
+        return x.to_json()
     return x
 
 
@@ -210,8 +370,9 @@ def _clone(x):
 
 
 def new_state(cfg: Config, seed: int) -> GemJamState:
-    """Setup (§5): shuffle, deal 5 to each player and 5 to the King's Vault, the rest is the Draw Pile."""
-    n = cfg.n
+    """Setup (docs/gemjam.md "Setup and turn"): shuffle, deal 5 to each player and 5 to the King's Vault, the rest
+    is the Draw Pile."""
+    n = cfg.num_players
     s = GemJamState.__new__(GemJamState)
     s.seed, s.log, s.n = int(seed), [], n
     s.rng = np.random.default_rng(seed)
@@ -239,7 +400,6 @@ def new_state(cfg: Config, seed: int) -> GemJamState:
     s.events = []
     s.hidden = []
     s.over, s.winners, s.end_reason = 0, [], ""
-    run(s, cfg)
     return s
 
 
@@ -251,32 +411,7 @@ def ask(state: GemJamState, cfg: Config, p: int, why: str, cands: list, ctx: dic
     Always the last thing a step does (the steps below it on ``tasks`` run after the answer)."""
     if not cands:
         raise AssertionError(f"decision {why!r} for seat {p} has no legal answer")
-    state.decision = {"why": why, "p": p, "cands": cands, "pre": [], "ctx": ctx or {},
-                      "opts": sorted({c[0] for c in cands})}
-
-
-def answer(state: GemJamState, cfg: Config, p: int, a: int) -> None:
-    """Apply one step ``a`` of the pending decision; finish it when an answer is complete, then run."""
-    d = state.decision
-    pre = d["pre"]
-    pre.append(a)
-    k = len(pre)
-    cands = [c for c in d["cands"] if c[k - 1] == a]
-    if len(cands[0]) == k:
-        state.decision = None
-        FINISH[d["why"]](state, cfg, p, pre, d["ctx"])
-        run(state, cfg)
-    else:
-        d["cands"] = cands
-        d["opts"] = sorted({c[k] for c in cands})
-
-
-def run(state: GemJamState, cfg: Config) -> None:
-    """Run pending steps until a seat must decide or the game is over."""
-    tasks = state.tasks
-    while state.decision is None and not state.over:
-        t = tasks.pop()
-        TASKS[t[0]](state, cfg, t)
+    state.decision = Decision(why, p, cands, ctx or {})
 
 
 def event(state: GemJamState, *items, to: int = -1) -> None:
@@ -287,9 +422,10 @@ def event(state: GemJamState, *items, to: int = -1) -> None:
 # ---------------------------------------------------------------------------------- sets
 
 
-def is_complete(cfg: Config, s: list) -> bool:
-    """Whether a set holds exactly its type's set size of gems, a Basic of the type among them (§1, S-20)."""
-    return len(s[S_GEMS]) == cfg.size[s[S_TYPE]] and cfg.basic_of[s[S_TYPE]] in s[S_GEMS]
+def is_complete(cfg: Config, s: ShrineSet) -> bool:
+    """Whether a set holds exactly its type's set size of gems, a Basic of the type among them (docs/gemjam.md "Sets
+    in the Shrine")."""
+    return len(s.gems) == cfg.set_size[s.gem_type] and cfg.basic_of[s.gem_type] in s.gems
 
 
 def complete_sets(state: GemJamState, cfg: Config, p: int) -> int:
@@ -297,72 +433,72 @@ def complete_sets(state: GemJamState, cfg: Config, p: int) -> int:
     return sum(1 for s in state.shrines[p] if is_complete(cfg, s))
 
 
-def find_set(state: GemJamState, p: int, set_id: int) -> list | None:
+def find_set(state: GemJamState, p: int, set_id: int) -> ShrineSet | None:
     """``p``'s set with id ``set_id``, or None when it is gone (or belongs to someone else now)."""
     for s in state.shrines[p]:
-        if s[S_ID] == set_id:
+        if s.set_id == set_id:
             return s
     return None
 
 
-def remove_gem(state: GemJamState, p: int, s: list, kind: int) -> None:
+def remove_gem(state: GemJamState, p: int, s: ShrineSet, kind: int) -> None:
     """Take one gem of ``kind`` out of set ``s`` of ``p``; an emptied set disappears."""
-    s[S_GEMS].remove(kind)
-    if not s[S_GEMS]:
+    s.gems.remove(kind)
+    if not s.gems:
         state.shrines[p].remove(s)
 
 
 def opponent_basic_types(state: GemJamState, cfg: Config, p: int) -> list[int]:
-    """Types of Basic Gems now in opponents' Shrines (Mirror Madness sources, §9, S-28)."""
+    """Types of Basic Gems now in opponents' Shrines (Mirror Madness sources, docs/gemjam.md "Sets in the Shrine")."""
     out = set()
     for q in range(state.n):
         if q != p:
             for s in state.shrines[q]:
-                if cfg.basic_of[s[S_TYPE]] in s[S_GEMS]:
-                    out.add(s[S_TYPE])
+                if cfg.basic_of[s.gem_type] in s.gems:
+                    out.add(s.gem_type)
     return sorted(out)
 
 
 def gem_types_for(state: GemJamState, cfg: Config, p: int, kind: int) -> list[int]:
     """Types ``p`` may give a gem of ``kind`` it places from hand (Mirror Madness: opponents' Basics)."""
-    if cfg.eff[kind] == "mirror_madness":
+    if cfg.effect[kind] == "mirror_madness":
         return opponent_basic_types(state, cfg, p)
-    return list(cfg.m.types[kind])
+    return list(cfg.manifest.types[kind])
 
 
 def set_needs(cfg: Config) -> tuple[list, int]:
     """What the set slots of a Shrine with more than ``MAX_SETS`` sets must reach, in order: tests
     on one set, each met by the first set that meets it unless an earlier choice does. The first
     ``hard`` make every decision that addresses sets exactly as the rules have it: a gem's
-    destination (a set of its type with room, one per type, S-22, S-39), a Guardian to pay (§14),
-    a completed unprotected set (Dragon's Loot, Armageddon, Gem Guardian, a received Guardian),
-    an unprotected Basic (Tsunami, Golem Grab), an incomplete set (Meteor Strike, Rat!, Switch,
-    Forced Wager), a payable gem (§14), an unprotected gem (a Move, a Counter Spell return). The
-    rest widen the choices as far as the slots allow: each gem kind in an incomplete set (a gem
-    to target), each payable kind in an unprotected set (a card to pay). Returns (tests, hard)."""
-    m, size, basic_of = cfg.m, cfg.size, cfg.basic_of
-    paying = [bool(m.is_basic[k] or m.is_dual[k]) for k in range(cfg.K)]
+    destination (a set of its type with room, one per type), a Guardian to pay, a completed
+    unprotected set (Dragon's Loot, Armageddon, Gem Guardian, a received Guardian), an unprotected
+    Basic (Tsunami, Golem Grab), an incomplete set (Meteor Strike, Rat!, Switch, Forced Wager), a
+    payable gem, an unprotected gem (a Move, a Counter Spell return). The rest widen the choices as
+    far as the slots allow: each gem kind in an incomplete set (a gem to target), each payable kind
+    in an unprotected set (a card to pay). Returns (tests, hard). See docs/gemjam.md "Set slots"."""
+    m, size, basic_of = cfg.manifest, cfg.set_size, cfg.basic_of
+    paying = [bool(m.is_basic[k] or m.is_dual[k]) for k in range(cfg.num_kinds)]
 
     def complete(s):
-        return len(s[S_GEMS]) == size[s[S_TYPE]] and basic_of[s[S_TYPE]] in s[S_GEMS]
+        return len(s.gems) == size[s.gem_type] and basic_of[s.gem_type] in s.gems
 
     def room(t):
-        return lambda s: s[S_TYPE] == t and len(s[S_GEMS]) < size[t]
+        return lambda s: s.gem_type == t and len(s.gems) < size[t]
 
-    needs = [room(t) for t in range(cfg.T)] + [
-        lambda s: s[S_GUARD],
-        lambda s: not s[S_GUARD] and complete(s),
-        lambda s: not s[S_GUARD] and basic_of[s[S_TYPE]] in s[S_GEMS],
+    needs = [room(t) for t in range(cfg.num_types)] + [
+        lambda s: s.guarded,
+        lambda s: not s.guarded and complete(s),
+        lambda s: not s.guarded and basic_of[s.gem_type] in s.gems,
         lambda s: not complete(s),
-        lambda s: not s[S_GUARD] and any(paying[k] for k in s[S_GEMS]),
-        lambda s: not s[S_GUARD],
+        lambda s: not s.guarded and any(paying[k] for k in s.gems),
+        lambda s: not s.guarded,
     ]
     hard = len(needs)
-    for k in range(cfg.K):
+    for k in range(cfg.num_kinds):
         if m.is_gem[k]:
-            needs.append(lambda s, k=k: k in s[S_GEMS] and not complete(s))
+            needs.append(lambda s, k=k: k in s.gems and not complete(s))
         if paying[k]:
-            needs.append(lambda s, k=k: k in s[S_GEMS] and not s[S_GUARD])
+            needs.append(lambda s, k=k: k in s.gems and not s.guarded)
     return needs, hard
 
 
@@ -392,47 +528,46 @@ def arrange(state: GemJamState, cfg: Config) -> None:
 
 
 def destinations(state: GemJamState, cfg: Config, p: int, t: int, exclude: int = -1) -> list[int]:
-    """Where a gem of type ``t`` entering ``p``'s Shrine may go: an incomplete set of ``t`` with
-    room (the owner chooses), else a new set (S-22). Call :func:`arrange` first (then a set of
-    ``t`` with room, if any, has a slot)."""
+    """Where a gem of type ``t`` entering ``p``'s Shrine may go: an incomplete set of ``t`` with room (the
+    owner chooses), else a new set (docs/gemjam.md "Sets in the Shrine"). Call :func:`arrange` first (then a
+    set of ``t`` with room, if any, has a slot)."""
     out = [cfg.SET + i for i, s in enumerate(state.shrines[p])
-           if i != exclude and s[S_TYPE] == t and len(s[S_GEMS]) < cfg.size[t] and i < MAX_SETS]
-    return out or [cfg.NEW]
+           if i != exclude and s.gem_type == t and len(s.gems) < cfg.set_size[t] and i < MAX_SETS]
+    return out or [cfg.NEW_SET]
 
 
-def put_gem(state: GemJamState, cfg: Config, p: int, kind: int, t: int, dest: int) -> list:
+def put_gem(state: GemJamState, cfg: Config, p: int, kind: int, t: int, dest: int) -> ShrineSet:
     """Place a gem of ``kind`` as type ``t`` at ``dest`` (a ``set`` or ``new_set`` action id); returns its set."""
-    if dest == cfg.NEW:
-        s = [state.next_set, t, 0, 0, [kind]]
+    if dest == cfg.NEW_SET:
+        s = ShrineSet(state.next_set, t, gems=[kind])
         state.next_set += 1
         state.shrines[p].append(s)
         return s
     s = state.shrines[p][dest - cfg.SET]
-    insort(s[S_GEMS], kind)
+    insort(s.gems, kind)
     return s
 
 
 def place_cands(state: GemJamState, cfg: Config, p: int, types) -> list:
     """Candidate answers [gem_type, destination] for a gem of the given possible types."""
     arrange(state, cfg)
-    return [[cfg.TYPE + t, d] for t in types for d in destinations(state, cfg, p, t)]
+    return [[cfg.GEM_TYPE + t, d] for t in types for d in destinations(state, cfg, p, t)]
 
 
 def receive_gem(state: GemJamState, cfg: Config, p: int, kind: int, keep_type: int = -1) -> None:
-    """A gem arrives in ``p``'s Shrine (payment, theft, swap): ``p`` chooses its type (a Mirror
-    Madness keeps ``keep_type``, S-35) and its set (S-22). Asks, so call it last."""
+    """A gem arrives in ``p``'s Shrine (payment, theft, swap): ``p`` chooses its type (a Mirror Madness keeps
+    ``keep_type``) and its set (docs/gemjam.md "Sets in the Shrine"). Asks, so call it last."""
     state.transit.append(kind)
-    if cfg.eff[kind] == "mirror_madness" and keep_type >= 0:
+    if cfg.effect[kind] == "mirror_madness" and keep_type >= 0:
         types = [keep_type]
     else:
-        types = cfg.m.types[kind]
-    ask(state, cfg, p, "place", place_cands(state, cfg, p, types), {"k": kind})
+        types = cfg.manifest.types[kind]
+    ask(state, cfg, p, "place", place_cands(state, cfg, p, types), {"card": kind})
 
 
-@finish("place")
-def _finish_place(state, cfg, p, pre, ctx):
-    state.transit.remove(ctx["k"])
-    put_gem(state, cfg, p, ctx["k"], pre[0] - cfg.TYPE, pre[1])
+def finish_place(state, cfg, p, pre, ctx):
+    state.transit.remove(ctx["card"])
+    put_gem(state, cfg, p, ctx["card"], pre[0] - cfg.GEM_TYPE, pre[1])
 
 
 # ---------------------------------------------------------------------------------- cards and knowledge
@@ -458,7 +593,7 @@ def hand_add_public(state: GemJamState, p: int, kind: int) -> None:
 
 
 def vault_add_public(state: GemJamState, p: int, kind: int) -> None:
-    """A card everyone saw goes to ``p``'s Vault (a received payment, S-74)."""
+    """A card everyone saw goes to ``p``'s Vault (a received payment, docs/gemjam.md "Gem Jam and payments")."""
     insort(state.vaults[p], kind)
     for q in range(state.n):
         if q != p:
@@ -477,21 +612,21 @@ def vault_remove(state: GemJamState, p: int, kind: int, public: bool = True) -> 
 
 
 def to_king(state: GemJamState, kinds) -> None:
-    """Destroyed or forfeited gems shuffled face down into the King's Vault (it has no order,
-    S-151); every player saw which gems went there, so each knows them there (S-128)."""
+    """Destroyed or forfeited gems shuffled face down into the King's Vault (it has no order);
+    every player saw which gems went there, so each knows them there (docs/gemjam.md "Hidden
+    information")."""
     for k in kinds:
         insort(state.king, k)
         for q in range(state.n):
             insort(state.seen_vault[q][state.n], k)
 
 
-# S-108: each Nature's Rebirth card grants its extra play at most once a turn. Cards are handled
-# by kind, so the copies that granted it this turn ("spent") are known by the zone they are in:
-# ``state.spent_rebirths`` is a sorted list of [zone, kind] pairs, one per spent copy, the zones
-# being "discard", "draw", "stack" (cast, resolving, on its way to the Discard Pile), "aside"
-# (set aside by a spell), "hand<p>" and "vault<p>". Every move of a card between these zones
-# calls :func:`move_rebirth` (or :func:`move_all_rebirths`); the list empties when the play stage
-# ends (nothing is cast after it).
+# Each Nature's Rebirth card grants its extra play at most once a turn (docs/gemjam.md "Engine choices").
+# Cards are handled by kind, so the copies that granted it this turn ("spent") are known by the zone they are
+# in: ``state.spent_rebirths`` is a sorted list of [zone, kind] pairs, one per spent copy, the zones being
+# "discard", "draw", "stack" (cast, resolving, on its way to the Discard Pile), "aside" (set aside by a
+# spell), "hand<p>" and "vault<p>". Every move of a card between these zones calls :func:`move_rebirth` (or
+# :func:`move_all_rebirths`); the list empties when the play stage ends (nothing is cast after it).
 
 
 def zone_cards(state: GemJamState, zone: str) -> list:
@@ -501,16 +636,16 @@ def zone_cards(state: GemJamState, zone: str) -> list:
     if zone == "draw":
         return state.draw
     if zone == "aside":
-        return state.aside["cards"] if state.aside else []
+        return state.aside.cards if state.aside else []
     if zone == "stack":
-        return [e["k"] for e in state.stack] + state.resolving
+        return [e.kind for e in state.stack] + state.resolving
     if zone.startswith("hand"):
         return state.hands[int(zone[4:])]
     return state.vaults[int(zone[5:])]
 
 
 def spent_in(state: GemJamState, zone: str, kind: int) -> int:
-    """How many of the ``kind`` cards in ``zone`` are spent Nature's Rebirths (S-108)."""
+    """How many of the ``kind`` cards in ``zone`` are spent Nature's Rebirths (docs/gemjam.md "Engine choices")."""
     return state.spent_rebirths.count([zone, kind])
 
 
@@ -521,7 +656,7 @@ def move_rebirth(state: GemJamState, cfg: Config, kind: int, src: str, dst: str,
     RNG), "unspent" (a chosen card taken or cast: the unspent copy while there is one), "spent"
     (a chosen card given up, discarded, banked or paid: the spent copy first). Between otherwise
     identical cards these are the dominant choices (**Engine choice**, docs/gemjam.md)."""
-    if kind not in cfg.rebirth:
+    if kind not in cfg.rebirth_kinds:
         return
     spent = spent_in(state, src, kind)
     if not spent:
@@ -550,10 +685,9 @@ def discard_card(state: GemJamState, kind: int) -> None:
 
 
 def draw_one(state: GemJamState, cfg: Config, p: int, zone: str = "") -> int:
-    """``p`` draws one card into its hand and gets its kind; the first run-out recycles the
-    Discard Pile, the second (or an empty recycle) ends the game at once (§20, S-117, S-139):
-    then -1. ``zone``: where a spent Nature's Rebirth drawn is counted (default its hand; Lucky
-    Draw's cards go aside)."""
+    """``p`` draws one card into its hand and gets its kind; the first run-out recycles the Discard Pile, the
+    second (or an empty recycle) ends the game at once (docs/gemjam.md "The end"): then -1. ``zone``: where a
+    spent Nature's Rebirth drawn is counted (default its hand; Lucky Draw's cards go aside)."""
     if not state.draw:
         if not state.recycled:
             state.recycled = 1
@@ -588,15 +722,15 @@ def draw_cards(state: GemJamState, cfg: Config, p: int, count: int) -> bool:
     return True
 
 
-@task("draw")
-def _task_draw(state, cfg, t):
-    draw_cards(state, cfg, t[1], t[2])
+def draw_step(state, cfg, t):
+    """``["draw", p, count]``: ``p`` draws ``count`` cards."""
+    _, p, count = t
+    draw_cards(state, cfg, p, count)
 
 
-@task("discard")
-def _task_discard(state, cfg, t):
+def discard_step(state, cfg, t):
     """``["discard", p, count]``: ``p`` discards ``count`` cards of its choice, one at a time, if it can."""
-    p, count = t[1], t[2]
+    _, p, count = t
     if count <= 0 or not state.hands[p]:
         return
     if count > 1:
@@ -609,11 +743,7 @@ def build_hand_choice(state, cfg, p, ctx):
     return [[cfg.CARD + k] for k in sorted(set(state.hands[p]))]
 
 
-BUILD["discard"] = build_hand_choice
-
-
-@finish("discard")
-def _finish_discard(state, cfg, p, pre, ctx):
+def finish_discard(state, cfg, p, pre, ctx):
     k = pre[0] - cfg.CARD
     move_rebirth(state, cfg, k, f"hand{p}", "discard", "spent")
     hand_remove(state, p, k)
@@ -621,14 +751,13 @@ def _finish_discard(state, cfg, p, pre, ctx):
     event(state, "discard", p, k)
 
 
-@task("yes_draw")
-def _task_yes_draw(state, cfg, t):
+def yes_draw_step(state, cfg, t):
     """``["yes_draw", p, why]``: ``p`` may draw one card (Armageddon, Forced Wager, Lucky Draw)."""
-    ask(state, cfg, t[1], "may_draw", [[cfg.YES], [cfg.PASS]], {"why": t[2]})
+    _, p, reason = t
+    ask(state, cfg, p, "may_draw", [[cfg.YES], [cfg.PASS]], {"reason": reason})
 
 
-@finish("may_draw")
-def _finish_may_draw(state, cfg, p, pre, ctx):
+def finish_may_draw(state, cfg, p, pre, ctx):
     if pre[0] == cfg.YES:
         event(state, "draws", p, 1)
         draw_cards(state, cfg, p, 1)
@@ -638,8 +767,8 @@ def _finish_may_draw(state, cfg, p, pre, ctx):
 
 
 def payable(state: GemJamState, cfg: Config, p: int) -> tuple[list, int]:
-    """The payment answers of ``p`` ([card] from the Vault, [set, card] from the Shrine: a
-    Guardian before any gem of its set, S-57) and the value of everything eligible (§14)."""
+    """The payment answers of ``p`` ([card] from the Vault, [set, card] from the Shrine: a Guardian before any
+    gem of its set) and the value of everything eligible (docs/gemjam.md "Gem Jam and payments")."""
     gold = cfg.gold
     arrange(state, cfg)
     cands, total = [], 0
@@ -648,16 +777,16 @@ def payable(state: GemJamState, cfg: Config, p: int) -> tuple[list, int]:
         if gold[k] > 0:
             cands.append([cfg.CARD + k])
     total += sum(gold[k] for k in v)
-    is_payable_gem = cfg.m.is_basic, cfg.m.is_dual
+    is_payable_gem = cfg.manifest.is_basic, cfg.manifest.is_dual
     for i, s in enumerate(state.shrines[p]):
-        gems = s[S_GEMS]
+        gems = s.gems
         total += sum(gold[k] for k in gems if is_payable_gem[0][k] or is_payable_gem[1][k])
-        if s[S_GUARD]:
-            total += gold[cfg.m.guardian]
+        if s.guarded:
+            total += gold[cfg.manifest.guardian]
         if i >= MAX_SETS:
             continue  # arranged: a set that no slot reaches holds nothing a slot does not offer
-        if s[S_GUARD]:
-            cands.append([cfg.SET + i, cfg.CARD + cfg.m.guardian])
+        if s.guarded:
+            cands.append([cfg.SET + i, cfg.CARD + cfg.manifest.guardian])
         else:
             for k in sorted(set(gems)):
                 if is_payable_gem[0][k] or is_payable_gem[1][k]:
@@ -665,11 +794,10 @@ def payable(state: GemJamState, cfg: Config, p: int) -> tuple[list, int]:
     return cands, total
 
 
-@task("pay")
-def _task_pay(state, cfg, t):
+def pay_step(state, cfg, t):
     """``["pay", payer, receiver, amount]``: one card at a time, chosen by the payer, until the
     amount is covered; when everything eligible does not cover it, all of it goes and the rest is
-    forgiven (§14, C-7, S-72)."""
+    forgiven (docs/gemjam.md "Gem Jam and payments")."""
     _, payer, recv, left = t
     if left <= 0:
         return
@@ -683,7 +811,7 @@ def _task_pay(state, cfg, t):
     # A short payment is thus asked exactly like any other (a step with one legal answer is
     # forced, as everywhere), and nothing others see tells whether the payer's cards cover the
     # debt (docs/gemjam.md "Gem Jam and payments", "Hidden information")
-    ask(state, cfg, payer, "pay", cands, {"r": recv, "left": left})
+    ask(state, cfg, payer, "pay", cands, {"receiver": recv, "amount_left": left})
 
 
 def build_pay(state, cfg, p, ctx):
@@ -691,21 +819,18 @@ def build_pay(state, cfg, p, ctx):
     return payable(state, cfg, p)[0]
 
 
-BUILD["pay"] = build_pay
-
-
-@finish("pay")
-def _finish_pay(state, cfg, p, pre, ctx):
-    transfer(state, cfg, p, ctx["r"], ctx["left"], pre)
+def finish_pay(state, cfg, p, pre, ctx):
+    transfer(state, cfg, p, ctx["receiver"], ctx["amount_left"], pre)
 
 
 def transfer(state: GemJamState, cfg: Config, payer: int, recv: int, left: int, choice: list) -> None:
-    """Move one paid card from ``payer`` to ``recv``; the receiver places it before the next (S-143)."""
+    """Move one paid card from ``payer`` to ``recv``; the receiver places it before the next (docs/gemjam.md "Gem
+    Jam and payments")."""
     if choice[0] >= cfg.SET and choice[0] < cfg.SET + MAX_SETS:
         s = state.shrines[payer][choice[0] - cfg.SET]
         k = choice[1] - cfg.CARD
-        if k == cfg.m.guardian and s[S_GUARD]:
-            s[S_GUARD] = 0
+        if k == cfg.manifest.guardian and s.guarded:
+            s.guarded = 0
         else:
             remove_gem(state, payer, s, k)
     else:
@@ -718,61 +843,61 @@ def transfer(state: GemJamState, cfg: Config, payer: int, recv: int, left: int, 
 
 
 def receive_card(state: GemJamState, cfg: Config, p: int, k: int) -> None:
-    """A paid card is placed by its receiver according to its type (§14, C-7, S-75, S-143)."""
-    m = cfg.m
+    """A paid card is placed by its receiver according to its type (docs/gemjam.md "Gem Jam and payments")."""
+    m = cfg.manifest
     if k == m.guardian:
         state.transit.append(k)
         arrange(state, cfg)
         sets = [[cfg.SET + i] for i, s in enumerate(state.shrines[p])
-                if i < MAX_SETS and not s[S_GUARD] and is_complete(cfg, s)]
-        ask(state, cfg, p, "receive_guardian", sets + [[cfg.BANK + k]], {"k": k})
+                if i < MAX_SETS and not s.guarded and is_complete(cfg, s)]
+        ask(state, cfg, p, "receive_guardian", sets + [[cfg.BANK + k]], {"card": k})
     elif m.is_basic[k] or m.is_dual[k]:
         receive_gem(state, cfg, p, k)
     else:
         vault_add_public(state, p, k)
 
 
-@finish("receive_guardian")
-def _finish_receive_guardian(state, cfg, p, pre, ctx):
-    k = ctx["k"]
+def finish_receive_guardian(state, cfg, p, pre, ctx):
+    k = ctx["card"]
     state.transit.remove(k)
     if pre[0] == cfg.BANK + k:
         vault_add_public(state, p, k)
     else:
-        state.shrines[p][pre[0] - cfg.SET][S_GUARD] = 1
-        event(state, "guard", p, state.shrines[p][pre[0] - cfg.SET][S_ID])
+        state.shrines[p][pre[0] - cfg.SET].guarded = 1
+        event(state, "guard", p, state.shrines[p][pre[0] - cfg.SET].set_id)
 
 
 # ---------------------------------------------------------------------------------- the turn
 
 
 def designated(cfg: Config, p: int) -> int:
-    """The seat that may apply the timer penalty to ``p`` (§19): the other, the left, the opposite."""
-    return (p + (2 if cfg.n == 4 else 1)) % cfg.n
+    """The seat that may apply the timer penalty to ``p`` (docs/gemjam.md "Timer option"): the other, the left, the
+    opposite."""
+    return (p + (2 if cfg.num_players == 4 else 1)) % cfg.num_players
 
 
 def end_by_count(state: GemJamState, cfg: Config, reason: str) -> None:
-    """End by deck-out or ``max_rounds``: most completed sets wins, ties share (§20, S-16, S-153)."""
+    """End by deck-out or ``max_rounds``: most completed sets wins, ties share (docs/gemjam.md "The end")."""
     counts = [complete_sets(state, cfg, p) for p in range(state.n)]
     best = max(counts)
     end_game(state, cfg, [p for p in range(state.n) if counts[p] == best], reason)
 
 
 def end_game(state: GemJamState, cfg: Config, winners: list[int], reason: str) -> None:
-    """The game is over; Siren's Call's losing penalty is an event for every non-winner (S-19)."""
+    """The game is over; Siren's Call's losing penalty is an event for every non-winner (docs/gemjam.md "The end")."""
     state.over = 1
     state.winners = winners
     state.end_reason = reason
     state.decision = None
     event(state, "end", reason, list(winners))
-    if cfg.opts.sirens_call and len(winners) == 1:
+    if cfg.options.sirens_call and len(winners) == 1:
         for p in range(state.n):
             if p not in winners:
                 event(state, "siren_loser", p)
 
 
 def check_win(state: GemJamState, cfg: Config) -> bool:
-    """The turn player wins with four completed sets, in its own turn, nothing pending (§1, S-14)."""
+    """The turn player wins with four completed sets, in its own turn, nothing pending (docs/gemjam.md "The end")."""
     p = state.turn
     if complete_sets(state, cfg, p) >= SETS_TO_WIN:
         end_game(state, cfg, [p], "four_sets")
@@ -782,9 +907,9 @@ def check_win(state: GemJamState, cfg: Config) -> bool:
 
 def timer_due(state: GemJamState, cfg: Config, step: str) -> bool:
     """Count a top-level decision of the turn player; past ``turn_decision_limit`` the designated
-    opponent first decides on the penalty, once a turn (§19, S-137). True when it was asked."""
+    opponent first decides on the penalty, once a turn (docs/gemjam.md "Timer option"). True when it was asked."""
     state.timer += 1
-    limit = cfg.opts.turn_decision_limit
+    limit = cfg.options.turn_decision_limit
     if limit is None or state.timer <= limit or state.timer_used:
         return False
     state.timer_used = 1
@@ -795,8 +920,7 @@ def timer_due(state: GemJamState, cfg: Config, step: str) -> bool:
     return True
 
 
-@finish("timer")
-def _finish_timer(state, cfg, p, pre, ctx):
+def finish_timer(state, cfg, p, pre, ctx):
     if pre[0] == cfg.YES:
         hand = state.hands[state.turn]
         k = hand[int(state.rng.integers(len(hand)))]
@@ -808,8 +932,8 @@ def _finish_timer(state, cfg, p, pre, ctx):
         event(state, "timer_declined", p, state.turn)
 
 
-@task("turn_start")
-def _turn_start(state, cfg, t):
+def turn_start_step(state, cfg, t):
+    """``["turn_start"]``: a turn begins (plays, timer, Sleep and Freeze set), after the win check."""
     p = state.turn
     state.plays, state.timer, state.timer_used = PLAYS_PER_TURN, 0, 0
     state.hand_was_empty = int(not state.hands[p])
@@ -822,16 +946,18 @@ def _turn_start(state, cfg, t):
     state.tasks.append(["adjust", 0])
 
 
-@task("adjust")
-def _task_adjust(state, cfg, t):
-    if not t[1] and timer_due(state, cfg, "adjust"):
+def adjust_step(state, cfg, t):
+    """``["adjust", timer_asked]``: the turn player's Stage 1 adjustment (after the timer penalty
+    question, unless it was just asked)."""
+    _, timer_asked = t
+    if not timer_asked and timer_due(state, cfg, "adjust"):
         return
     ask(state, cfg, state.turn, "adjust", adjust_cands(state, cfg, state.turn))
 
 
-@task("after_adjust")
-def _after_adjust(state, cfg, t):
-    # S-152: the win check runs again after the adjustment, before the draw
+def after_adjust_step(state, cfg, t):
+    """``["after_adjust"]``: the win check again, then the turn's draw."""
+    # the win check runs again after the adjustment, before the draw (docs/gemjam.md "Setup and turn")
     if check_win(state, cfg):
         return
     p = state.turn
@@ -840,48 +966,35 @@ def _after_adjust(state, cfg, t):
     draw_cards(state, cfg, p, count)
 
 
-@task("plays")
-def _task_plays(state, cfg, t):
-    if check_win(state, cfg):
-        return
-    if not t[1] and timer_due(state, cfg, "plays"):
-        return
-    from gemenvs.gemjam.spells import play_cands
-    ask(state, cfg, state.turn, "play", play_cands(state, cfg, state.turn))
-
-
-@task("turn_end")
-def _turn_end(state, cfg, t):
+def turn_end_step(state, cfg, t):
+    """``["turn_end"]``: the hand limit, the restore check, then the next player's turn."""
     p = state.turn
-    state.spent_rebirths = []  # S-108: "once per turn"; nothing is cast after the play stage
+    state.spent_rebirths = []  # "once per turn"; nothing is cast after the play stage (docs/gemjam.md "Engine choices")
     hand = state.hands[p]
     if len(hand) > HAND_LIMIT:
         state.tasks.append(["turn_end"])
         ask(state, cfg, p, "bottom", build_hand_choice(state, cfg, p, None))
         return
-    # Stage 4 (§6, §7, S-47): a set this player broke by its own adjustment must be complete again
+    # Stage 4 (docs/gemjam.md "Adjustments and voluntary breaks"): a set this player broke by its own
+    # adjustment must be complete again
     for s in list(state.shrines[p]):
-        if s[S_BROKEN]:
-            s[S_BROKEN] = 0
+        if s.broken:
+            s.broken = 0
             if not is_complete(cfg, s):
                 state.shrines[p].remove(s)
-                to_king(state, s[S_GEMS])
-                event(state, "forfeit", p, list(s[S_GEMS]))
+                to_king(state, s.gems)
+                event(state, "forfeit", p, list(s.gems))
     state.turn = (p + 1) % state.n
     if state.turn == 0:
-        if state.round >= cfg.opts.max_rounds:
+        if state.round >= cfg.options.max_rounds:
             end_by_count(state, cfg, "max_rounds")
             return
         state.round += 1
     state.tasks.append(["turn_start"])
 
 
-BUILD["bottom"] = build_hand_choice
-
-
-@finish("bottom")
-def _finish_bottom(state, cfg, p, pre, ctx):
-    # S-116: one at a time, each below the previous; only their owner knows them
+def finish_bottom(state, cfg, p, pre, ctx):
+    # one at a time, each below the previous; only their owner knows them (docs/gemjam.md "Setup and turn")
     k = pre[0] - cfg.CARD
     hand_remove(state, p, k, public=False)
     state.draw.insert(0, k)
@@ -894,80 +1007,83 @@ def _finish_bottom(state, cfg, p, pre, ctx):
 
 def _permits(cfg: Config, kind: int, t: int, current: int, opp_basics: list[int]) -> bool:
     """Whether a gem of ``kind`` now representing ``current`` may represent ``t`` after an adjustment."""
-    if cfg.eff[kind] == "mirror_madness":
+    if cfg.effect[kind] == "mirror_madness":
         return t == current or t in opp_basics
-    return t in cfg.m.types[kind]
+    return t in cfg.manifest.types[kind]
 
 
 def adjust_cands(state: GemJamState, cfg: Config, p: int) -> list:
-    """Stage 1 answers (§7, S-39, S-138): [adjust none]; [move, set, card, gem_type, destination];
-    [swap, set, card, set, card] (different sets, different cards, each permitted the other's type)."""
-    m = cfg.m
-    A = cfg.ADJ
+    """Stage 1 answers (docs/gemjam.md "Adjustments and voluntary breaks"): [adjust none]; [move, set, card,
+    gem_type, destination]; [swap, set, card, set, card] (different sets, different cards, each permitted the
+    other's type)."""
+    m = cfg.manifest
+    A = cfg.ADJUST
     out = [[A]]
     arrange(state, cfg)
     shrine = state.shrines[p]
-    has_mirror = any(cfg.eff[k] == "mirror_madness" for s in shrine for k in s[S_GEMS])
+    has_mirror = any(cfg.effect[k] == "mirror_madness" for s in shrine for k in s.gems)
     opp = opponent_basic_types(state, cfg, p) if has_mirror else []
-    free = [(i, s) for i, s in enumerate(shrine) if not s[S_GUARD] and i < MAX_SETS]
-    room = [[] for _ in range(cfg.T)]  # per type: the sets with room, as destinations() lists them
+    free = [(i, s) for i, s in enumerate(shrine) if not s.guarded and i < MAX_SETS]
+    room = [[] for _ in range(cfg.num_types)]  # per type: the sets with room, as destinations() lists them
     for i, s in enumerate(shrine):
-        if len(s[S_GEMS]) < cfg.size[s[S_TYPE]]:
-            room[s[S_TYPE]].append(i)
+        if len(s.gems) < cfg.set_size[s.gem_type]:
+            room[s.gem_type].append(i)
     # per free set: its distinct gems, each with the types it is permitted (computed once)
-    permitted = {i: [(k, [t for t in range(cfg.T) if _permits(cfg, k, t, s[S_TYPE], opp)])
-                     for k in sorted(set(s[S_GEMS]))] for i, s in free}
+    permitted = {i: [(k, [t for t in range(cfg.num_types) if _permits(cfg, k, t, s.gem_type, opp)])
+                     for k in sorted(set(s.gems))] for i, s in free}
     for i, s in free:
-        cur = s[S_TYPE]
-        alone = len(s[S_GEMS]) == 1
+        cur = s.gem_type
+        alone = len(s.gems) == 1
         for k, ok in permitted[i]:
             for t in ([cur] if m.is_basic[k] else ok):
                 others = [j for j in room[t] if j != i]
-                dests = [cfg.SET + j for j in others if j < MAX_SETS] or [cfg.NEW]
-                if others and dests == [cfg.NEW]:
+                dests = [cfg.SET + j for j in others if j < MAX_SETS] or [cfg.NEW_SET]
+                if others and dests == [cfg.NEW_SET]:
                     # the type's set with room in the slots is the source itself and the others lie
                     # beyond them (a Shrine of more than MAX_SETS sets): this Move is not offered
                     continue
-                if dests == [cfg.NEW] and t == cur and alone:
-                    continue  # S-138: a lone gem never moves to a new set of its own type
+                if dests == [cfg.NEW_SET] and t == cur and alone:
+                    # a lone gem never moves to a new set of its own type (docs/gemjam.md "Adjustments and voluntary
+                    # breaks")
+                    continue
                 for d in dests:
-                    out.append([A + 1, cfg.SET + i, cfg.CARD + k, cfg.TYPE + t, d])
+                    out.append([A + 1, cfg.SET + i, cfg.CARD + k, cfg.GEM_TYPE + t, d])
     for x, (i, s) in enumerate(free):
         for j, s2 in free[x + 1:]:
             for k1, ok1 in permitted[i]:
-                if s2[S_TYPE] not in ok1:
+                if s2.gem_type not in ok1:
                     continue
                 for k2, ok2 in permitted[j]:
-                    if k2 != k1 and s[S_TYPE] in ok2:
+                    if k2 != k1 and s.gem_type in ok2:
                         out.append([A + 2, cfg.SET + i, cfg.CARD + k1, cfg.SET + j, cfg.CARD + k2])
     return out
 
 
-@finish("adjust")
-def _finish_adjust(state, cfg, p, pre, ctx):
-    if pre[0] == cfg.ADJ:
+def finish_adjust(state, cfg, p, pre, ctx):
+    if pre[0] == cfg.ADJUST:
         return
     shrine = state.shrines[p]
-    before = {s[S_ID]: is_complete(cfg, s) for s in shrine}
-    if pre[0] == cfg.ADJ + 1:
+    before = {s.set_id: is_complete(cfg, s) for s in shrine}
+    if pre[0] == cfg.ADJUST + 1:
         src = shrine[pre[1] - cfg.SET]
-        k, t, d = pre[2] - cfg.CARD, pre[3] - cfg.TYPE, pre[4]
-        dest = None if d == cfg.NEW else shrine[d - cfg.SET]
+        k, t, d = pre[2] - cfg.CARD, pre[3] - cfg.GEM_TYPE, pre[4]
+        dest = None if d == cfg.NEW_SET else shrine[d - cfg.SET]
         remove_gem(state, p, src, k)
         if dest is None:
-            put_gem(state, cfg, p, k, t, cfg.NEW)
+            put_gem(state, cfg, p, k, t, cfg.NEW_SET)
         else:
-            insort(dest[S_GEMS], k)
+            insort(dest.gems, k)
         event(state, "move", p, k, t)
     else:
         s1, s2 = shrine[pre[1] - cfg.SET], shrine[pre[3] - cfg.SET]
         k1, k2 = pre[2] - cfg.CARD, pre[4] - cfg.CARD
-        s1[S_GEMS].remove(k1)
-        s2[S_GEMS].remove(k2)
-        insort(s1[S_GEMS], k2)
-        insort(s2[S_GEMS], k1)
+        s1.gems.remove(k1)
+        s2.gems.remove(k2)
+        insort(s1.gems, k2)
+        insort(s2.gems, k1)
         event(state, "swap", p, k1, k2)
-    # S-42/43: an adjustment that leaves a complete set incomplete marks it broken this turn
+    # an adjustment that leaves a complete set incomplete marks it broken this turn (docs/gemjam.md "Adjustments and
+    # voluntary breaks")
     for s in shrine:
-        if before.get(s[S_ID]) and not is_complete(cfg, s):
-            s[S_BROKEN] = 1
+        if before.get(s.set_id) and not is_complete(cfg, s):
+            s.broken = 1

@@ -1,171 +1,72 @@
-"""Every card's effect, written once, named after the card; what a spell may target when cast;
-and the turn player's play decision (which cards it may play, bank or cast, and how).
+"""Every card's effect, written once, named after the card, and the turn player's play decision
+(which cards it may play, bank or cast, and how).
 
-Targets are chosen at cast (S-82) and checked again at resolution: a target that is gone or no
-longer eligible makes the spell fail (§16, S-83, S-148). Anything that depends on cards revealed
-or drawn is chosen at resolution.
+What a spell may target is in :mod:`gemenvs.gemjam.targets`: targets are chosen at cast and
+checked again here, at resolution; a target that is gone or no longer eligible makes the spell
+fail. Anything that depends on cards revealed or drawn is chosen at resolution (docs/gemjam.md
+"Spells: casting and the stack", "Spells, one by one"). :data:`gemenvs.gemjam.steps.EFFECTS`
+maps each effect name of the card manifest to its function here.
 """
 from __future__ import annotations
 
 from bisect import insort
 
-from gemenvs.gemjam import rules
 from gemenvs.gemjam.rules import (
-    BUILD, MAX_SETS, S_GEMS, S_GUARD, S_ID, S_TYPE, arrange, ask, destinations, discard_card, draw_cards, event,
-    draw_one, find_set, finish, gem_types_for, hand_add_public, hand_remove, is_complete, move_all_rebirths,
-    move_rebirth, put_gem, receive_gem, remove_gem, spent_in, task, to_king, vault_remove,
+    MAX_SETS, Aside, StackEntry, arrange, ask, check_win, destinations, discard_card, draw_cards,
+    draw_one, event, find_set, gem_types_for, hand_add_public, hand_remove, is_complete, move_all_rebirths,
+    move_rebirth, put_gem, receive_gem, remove_gem, spent_in, timer_due, to_king, vault_remove,
 )
-from gemenvs.gemjam.stack import cancel_top, cast, new_entry, recast
-
-
-def _opponents(state, p: int) -> list[int]:
-    """``p``'s opponents clockwise from its left."""
-    return [(p + j) % state.n for j in range(1, state.n)]
-
-
-def _rel(cfg, p: int, q: int) -> int:
-    """The ``target_player`` action id naming ``q`` from ``p``'s seat."""
-    return cfg.TP + (q - p) % cfg.n
-
-
-def jam_types(state, cfg, p: int) -> list[int]:
-    """Types ``p`` may cast Gem Jam for: a Basic or Dual Gem of the type in its Shrine (§10)."""
-    m = cfg.m
-    out = set()
-    for s in state.shrines[p]:
-        if any(m.is_basic[k] or m.is_dual[k] for k in s[S_GEMS]):
-            out.add(s[S_TYPE])
-    return sorted(out)
-
-
-def _sets(state, cfg, q: int, want) -> list[int]:
-    """Slots of ``q``'s sets for which ``want(set)`` holds (addressable slots only; the caller has
-    arranged the Shrines, :func:`gemenvs.gemjam.rules.arrange`)."""
-    return [i for i, s in enumerate(state.shrines[q][:MAX_SETS]) if want(s)]
-
-
-def _unprotected_complete(cfg):
-    return lambda s: not s[S_GUARD] and is_complete(cfg, s)
-
-
-def _incomplete(cfg):
-    return lambda s: not is_complete(cfg, s)
-
-
-def _with_basic(cfg):
-    return lambda s: not s[S_GUARD] and cfg.basic_of[s[S_TYPE]] in s[S_GEMS]
-
-
-def target_tails(state, cfg, p: int, kind: int, recast: bool = False) -> list[list[int]]:
-    """Every legal choice of targets for ``p`` casting ``kind`` (empty list: not castable now).
-    ``recast``: a Chaos Cube player recasting, its own gems excluded from the targeted side (C-6)."""
-    eff = cfg.eff[kind]
-    n = state.n
-    opps = _opponents(state, p)
-    if eff == "any_gem_jam":
-        return [[cfg.TYPE + t] for t in jam_types(state, cfg, p)]
-    if eff == "paired_gem_jam":
-        ok = set(jam_types(state, cfg, p))
-        return [[cfg.TYPE + t, _rel(cfg, p, q)] for t in cfg.m.types[kind] if t in ok for q in opps]
-    if eff in ("double_trouble", "shakedown", "howling_fear"):
-        return [[_rel(cfg, p, q)] for q in opps]
-    if eff == "eye_see":
-        return [[_rel(cfg, p, q)] for q in opps if state.hands[q]]
-    if eff == "sirens_call":
-        return [[_rel(cfg, p, q)] for q in range(n)]
-    if eff in ("kings_ransom", "take_two", "lucky_draw", "fire_reborn", "natures_rebirth", "sleep_spell", "freeze"):
-        return [[]]
-    if eff == "reanimate":
-        return [[]] if state.discard else []
-    if eff in ("dragons_loot", "armageddon"):
-        return [[_rel(cfg, p, q), cfg.SET + i] for q in opps for i in _sets(state, cfg, q, _unprotected_complete(cfg))]
-    if eff in ("tsunami", "golem_grab"):
-        return [[_rel(cfg, p, q), cfg.SET + i] for q in opps for i in _sets(state, cfg, q, _with_basic(cfg))]
-    if eff in ("meteor_strike", "rat", "forced_wager"):
-        who = opps if (eff != "forced_wager" or recast) else [p] + opps  # S-94, S-99
-        return [[_rel(cfg, p, q), cfg.SET + i, cfg.CARD + k] for q in who
-                for i in _sets(state, cfg, q, _incomplete(cfg)) for k in sorted(set(state.shrines[q][i][S_GEMS]))]
-    if eff == "switch":
-        mine = [[cfg.SET + i, cfg.CARD + k] for i in _sets(state, cfg, p, _incomplete(cfg))
-                for k in sorted(set(state.shrines[p][i][S_GEMS]))]
-        theirs = [[_rel(cfg, p, q), cfg.SET + i, cfg.CARD + k] for q in opps
-                  for i in _sets(state, cfg, q, _incomplete(cfg)) for k in sorted(set(state.shrines[q][i][S_GEMS]))]
-        return [a + b for a in mine for b in theirs]
-    if eff == "greedy_goblin":
-        out = [[_rel(cfg, p, q)] for q in range(n) if state.vaults[q]]
-        return out + ([[cfg.KV]] if state.king else [])
-    if eff == "basilisk":
-        out = [[_rel(cfg, p, q)] for q in opps if state.vaults[q]]
-        return out + ([[cfg.KV]] if state.king else [])
-    if eff == "gem_guardian":
-        return [[cfg.SET + i] for i in _sets(state, cfg, p, _unprotected_complete(cfg))]
-    return []  # reactive spells are cast only in a window (S-9)
-
-
-def decode(state, cfg, p: int, kind: int, tail: list[int], entry: dict | None = None) -> dict:
-    """The stack entry of ``p`` casting ``kind`` at the targets ``tail`` (action ids)."""
-    e = entry if entry is not None else new_entry(kind, p)
-    e["c"] = p
-    n = state.n
-    if cfg.eff[kind] == "switch":
-        e["s2"] = state.shrines[p][tail[0] - cfg.SET][S_ID]
-        e["g2"] = tail[1] - cfg.CARD
-        tail = tail[2:]
-    for a in tail:
-        if cfg.TYPE <= a < cfg.TYPE + cfg.T:
-            e["t"] = a - cfg.TYPE
-        elif cfg.TP <= a < cfg.TP + n:
-            e["tp"] = e["v"] = (p + a - cfg.TP) % n
-        elif a == cfg.KV:
-            e["v"] = n
-        elif cfg.SET <= a < cfg.SET + MAX_SETS:
-            owner = e["tp"] if e["tp"] >= 0 else p
-            e["s"] = state.shrines[owner][a - cfg.SET][S_ID]
-        elif cfg.CARD <= a < cfg.CARD + cfg.K:
-            e["g"] = a - cfg.CARD
-    return e
+from gemenvs.gemjam.stack import cancel_top, cast, recast
+from gemenvs.gemjam.targets import entry_with_targets, opponents, target_tails
 
 
 # ---------------------------------------------------------------------------------- the play decision
 
 
 def play_cands(state, cfg, p: int, ctx=None) -> list:
-    """The turn player's next play (§6): end plays; bank a gold or spell card; a gem to the
-    Shrine (type, set) unless frozen; cast a spell (targets) unless asleep. One play each."""
+    """The turn player's next play (docs/gemjam.md "Setup and turn"): end plays; bank a gold or spell card; a
+    gem to the Shrine (type, set) unless frozen; cast a spell (targets) unless asleep. One play each."""
     arrange(state, cfg)  # whatever the hand: the order of the sets tells nothing about it
-    out = [[cfg.END]]
+    out = [[cfg.END_PLAYS]]
     if state.plays <= 0:
         return out
-    m = cfg.m
+    m = cfg.manifest
     for k in sorted(set(state.hands[p])):
         if m.bankable[k]:
             out.append([cfg.BANK + k])
         if m.is_gem[k]:
             if not state.frozen:
-                out += [[cfg.PLAY + k, cfg.TYPE + t, d] for t in gem_types_for(state, cfg, p, k)
+                out += [[cfg.PLAY + k, cfg.GEM_TYPE + t, d] for t in gem_types_for(state, cfg, p, k)
                         for d in destinations(state, cfg, p, t)]
         elif m.is_spell[k] and not state.asleep and not m.reactive[k]:
             out += [[cfg.PLAY + k] + tail for tail in target_tails(state, cfg, p, k)]
     return out
 
 
-BUILD["play"] = play_cands
+def plays_step(state, cfg, t):
+    """``["plays", timer_asked]``: the turn player's next play, after the win check (and the
+    timer penalty question, unless it was just asked)."""
+    if check_win(state, cfg):
+        return
+    _, timer_asked = t
+    if not timer_asked and timer_due(state, cfg, "plays"):
+        return
+    ask(state, cfg, state.turn, "play", play_cands(state, cfg, state.turn))
 
 
-@finish("play")
-def _finish_play(state, cfg, p, pre, ctx):
+def finish_play(state, cfg, p, pre, ctx):
     a = pre[0]
-    if a == cfg.END:
+    if a == cfg.END_PLAYS:
         state.tasks.append(["turn_end"])
         return
     state.plays -= 1
     state.tasks.append(["plays", 0])
     if a < cfg.BANK:
         k = a - cfg.PLAY
-        if cfg.m.is_gem[k]:
-            play_gem(state, cfg, p, k, pre[1] - cfg.TYPE, pre[2])
+        if cfg.manifest.is_gem[k]:
+            play_gem(state, cfg, p, k, pre[1] - cfg.GEM_TYPE, pre[2])
         else:
-            cast(state, cfg, p, decode(state, cfg, p, k, pre[1:]))
+            cast(state, cfg, p, entry_with_targets(state, cfg, p, k, pre[1:]))
     else:
         k = a - cfg.BANK
         move_rebirth(state, cfg, k, f"hand{p}", f"vault{p}", "spent")
@@ -175,171 +76,178 @@ def _finish_play(state, cfg, p, pre, ctx):
 
 
 def play_gem(state, cfg, p: int, k: int, t: int, dest: int) -> None:
-    """A gem from hand into the Shrine; Magic Mushroom then draws, Poison Cup discards (§9, S-146)."""
+    """A gem from hand into the Shrine; Magic Mushroom then draws, Poison Cup discards (docs/gemjam.md "Sets in the
+    Shrine")."""
     hand_remove(state, p, k)
     put_gem(state, cfg, p, k, t, dest)
     event(state, "gem", p, k, t)
-    if cfg.eff[k] == "magic_mushroom":
+    if cfg.effect[k] == "magic_mushroom":
         magic_mushroom(state, cfg, p)
-    elif cfg.eff[k] == "poison_cup":
+    elif cfg.effect[k] == "poison_cup":
         poison_cup(state, cfg, p)
 
 
 def magic_mushroom(state, cfg, p: int) -> None:
-    """Magic Mushroom played from hand: draw one card (mandatory, C-3)."""
+    """Magic Mushroom played from hand: draw one card (mandatory, docs/gemjam.md "Sets in the Shrine")."""
     draw_cards(state, cfg, p, 1)
 
 
 def poison_cup(state, cfg, p: int) -> None:
-    """Poison Cup played from hand: discard one card of one's choice, if possible (C-3)."""
+    """Poison Cup played from hand: discard one card of one's choice, if possible (docs/gemjam.md "Sets in the
+    Shrine")."""
     state.tasks.append(["discard", p, 1])
 
 
 # ---------------------------------------------------------------------------------- Gem Jam & payments
 
 
-def _gem_jam(state, cfg, e: dict, payers: list[int]) -> None:
-    c, t = e["c"], e["t"]
-    sets = [s for s in state.shrines[c] if s[S_TYPE] == t]
-    gems = sum(len(s[S_GEMS]) for s in sets)
-    guards = sum(1 for s in sets if s[S_GUARD] and is_complete(cfg, s))
-    # S-63: the amount is fixed once, at resolution, before any payment; C-5: x2 per Double Trouble
-    amount = cfg.m.jam_amount(t, gems, guards) << e["m"]
+def _gem_jam(state, cfg, e: StackEntry, payers: list[int]) -> None:
+    c, t = e.caster, e.gem_type
+    sets = [s for s in state.shrines[c] if s.gem_type == t]
+    gems = sum(len(s.gems) for s in sets)
+    guards = sum(1 for s in sets if s.guarded and is_complete(cfg, s))
+    # the amount is fixed once, at resolution, before any payment, x2 per Double Trouble
+    # (docs/gemjam.md "Gem Jam and payments")
+    amount = cfg.manifest.jam_amount(t, gems, guards) << e.doublings
     event(state, "jam", c, t, amount)
     for q in reversed(payers):
         state.tasks.append(["pay", q, c, amount])
 
 
 def any_gem_jam(state, cfg, e):
-    """Any 1 Gem Type Gem Jam: every opponent pays, clockwise from the caster's left (S-64)."""
-    _gem_jam(state, cfg, e, _opponents(state, e["c"]))
+    """Any 1 Gem Type Gem Jam: every opponent pays, clockwise from the caster's left (docs/gemjam.md "Gem Jam and
+    payments")."""
+    _gem_jam(state, cfg, e, opponents(state, e.caster))
 
 
 def paired_gem_jam(state, cfg, e):
     """A paired Gem Jam (Ruby / Starfire, ...): the chosen opponent pays for the chosen type."""
-    _gem_jam(state, cfg, e, [e["tp"]])
+    _gem_jam(state, cfg, e, [e.target_player])
 
 
 def double_trouble(state, cfg, e):
-    """Double Trouble: doubles the Gem Jam it is attached to, or the target discards a card (§12)."""
-    if e["dt"]:
-        state.stack[-1]["m"] += 1
+    """Double Trouble: doubles the Gem Jam it is attached to, or the target discards a card (docs/gemjam.md "Spells:
+    casting and the stack")."""
+    if e.attached:
+        state.stack[-1].doublings += 1
     else:
-        state.tasks.append(["discard", e["tp"], 1])
+        state.tasks.append(["discard", e.target_player, 1])
 
 
 def shakedown(state, cfg, e):
     """Shakedown: the chosen opponent pays 5."""
-    state.tasks.append(["pay", e["tp"], e["c"], 5])
+    state.tasks.append(["pay", e.target_player, e.caster, 5])
 
 
 def kings_ransom(state, cfg, e):
     """King's Ransom: every opponent pays 3, clockwise from the caster's left."""
-    for q in reversed(_opponents(state, e["c"])):
-        state.tasks.append(["pay", q, e["c"], 3])
+    for q in reversed(opponents(state, e.caster)):
+        state.tasks.append(["pay", q, e.caster, 3])
 
 
 # ---------------------------------------------------------------------------------- gem manipulation
 
 
-def _target_set(state, e: dict):
+def _target_set(state, e: StackEntry):
     """The targeted set if it is still the target player's (else None: the spell fails)."""
-    return find_set(state, e["tp"], e["s"])
+    return find_set(state, e.target_player, e.target_set)
 
 
-def _fail(state, e: dict) -> None:
-    event(state, "fail", e["c"], e["k"])
+def _fail(state, e: StackEntry) -> None:
+    event(state, "fail", e.caster, e.kind)
 
 
 def dragons_loot(state, cfg, e):
-    """Dragon's Loot: steal one completed, unprotected set; it moves intact (S-36, S-150)."""
+    """Dragon's Loot: steal one completed, unprotected set; it moves intact (docs/gemjam.md "Spells, one by one")."""
     s = _target_set(state, e)
-    if s is None or s[S_GUARD] or not is_complete(cfg, s):
+    if s is None or s.guarded or not is_complete(cfg, s):
         return _fail(state, e)
-    state.shrines[e["tp"]].remove(s)
-    s[rules.S_BROKEN] = 0
-    state.shrines[e["c"]].append(s)
+    state.shrines[e.target_player].remove(s)
+    s.broken = 0
+    state.shrines[e.caster].append(s)
 
 
 def armageddon(state, cfg, e):
     """Armageddon: destroy one completed, unprotected set (King's Vault); its owner may draw one."""
     s = _target_set(state, e)
-    if s is None or s[S_GUARD] or not is_complete(cfg, s):
+    if s is None or s.guarded or not is_complete(cfg, s):
         return _fail(state, e)
-    state.shrines[e["tp"]].remove(s)
-    to_king(state, s[S_GEMS])
-    state.tasks.append(["yes_draw", e["tp"], "armageddon"])
+    state.shrines[e.target_player].remove(s)
+    to_king(state, s.gems)
+    state.tasks.append(["yes_draw", e.target_player, "armageddon"])
 
 
 def meteor_strike(state, cfg, e):
     """Meteor Strike: destroy one gem not in a completed set."""
     s = _target_set(state, e)
-    if s is None or is_complete(cfg, s) or e["g"] not in s[S_GEMS]:
+    if s is None or is_complete(cfg, s) or e.target_gem not in s.gems:
         return _fail(state, e)
-    remove_gem(state, e["tp"], s, e["g"])
-    to_king(state, [e["g"]])
+    remove_gem(state, e.target_player, s, e.target_gem)
+    to_king(state, [e.target_gem])
 
 
 def tsunami(state, cfg, e):
     """Tsunami: destroy one Basic Gem, also from an unprotected completed set (no penalty)."""
     s = _target_set(state, e)
-    if s is None or s[S_GUARD] or cfg.basic_of[s[S_TYPE]] not in s[S_GEMS]:
+    if s is None or s.guarded or cfg.basic_of[s.gem_type] not in s.gems:
         return _fail(state, e)
-    b = cfg.basic_of[s[S_TYPE]]
-    remove_gem(state, e["tp"], s, b)
+    b = cfg.basic_of[s.gem_type]
+    remove_gem(state, e.target_player, s, b)
     to_king(state, [b])
 
 
 def rat(state, cfg, e):
-    """Rat!: steal one gem not in a completed set; the thief types and places it (S-35, S-97)."""
+    """Rat!: steal one gem not in a completed set; the thief types and places it (docs/gemjam.md "Spells, one by
+    one")."""
     s = _target_set(state, e)
-    if s is None or is_complete(cfg, s) or e["g"] not in s[S_GEMS]:
+    if s is None or is_complete(cfg, s) or e.target_gem not in s.gems:
         return _fail(state, e)
-    t = s[S_TYPE]
-    remove_gem(state, e["tp"], s, e["g"])
-    receive_gem(state, cfg, e["c"], e["g"], keep_type=t)
+    t = s.gem_type
+    remove_gem(state, e.target_player, s, e.target_gem)
+    receive_gem(state, cfg, e.caster, e.target_gem, keep_type=t)
 
 
 def golem_grab(state, cfg, e):
     """Golem Grab: steal one Basic Gem, also from an unprotected completed set."""
     s = _target_set(state, e)
-    if s is None or s[S_GUARD] or cfg.basic_of[s[S_TYPE]] not in s[S_GEMS]:
+    if s is None or s.guarded or cfg.basic_of[s.gem_type] not in s.gems:
         return _fail(state, e)
-    b = cfg.basic_of[s[S_TYPE]]
-    remove_gem(state, e["tp"], s, b)
-    receive_gem(state, cfg, e["c"], b)
+    b = cfg.basic_of[s.gem_type]
+    remove_gem(state, e.target_player, s, b)
+    receive_gem(state, cfg, e.caster, b)
 
 
 def switch(state, cfg, e):
-    """Switch: swap one own gem with one opponent's gem, neither in a completed set (S-98)."""
-    c, q = e["c"], e["tp"]
-    mine, theirs = find_set(state, c, e["s2"]), _target_set(state, e)
+    """Switch: swap one own gem with one opponent's gem, neither in a completed set (docs/gemjam.md "Spells, one by
+    one")."""
+    c, q = e.caster, e.target_player
+    mine, theirs = find_set(state, c, e.own_set), _target_set(state, e)
     if (mine is None or theirs is None or is_complete(cfg, mine) or is_complete(cfg, theirs)
-            or e["g2"] not in mine[S_GEMS] or e["g"] not in theirs[S_GEMS]):
+            or e.own_gem not in mine.gems or e.target_gem not in theirs.gems):
         return _fail(state, e)
-    t_mine, t_theirs = mine[S_TYPE], theirs[S_TYPE]
-    remove_gem(state, c, mine, e["g2"])
-    remove_gem(state, q, theirs, e["g"])
-    state.transit.append(e["g2"])
-    state.tasks.append(["receive", q, e["g2"], t_mine])
-    receive_gem(state, cfg, c, e["g"], keep_type=t_theirs)
+    t_mine, t_theirs = mine.gem_type, theirs.gem_type
+    remove_gem(state, c, mine, e.own_gem)
+    remove_gem(state, q, theirs, e.target_gem)
+    state.transit.append(e.own_gem)
+    state.tasks.append(["receive", q, e.own_gem, t_mine])
+    receive_gem(state, cfg, c, e.target_gem, keep_type=t_theirs)
 
 
-@task("receive")
-def _task_receive(state, cfg, t):
+def receive_step(state, cfg, t):
     """``["receive", p, kind, type]``: a gem in transit arrives in ``p``'s Shrine."""
-    state.transit.remove(t[2])
-    receive_gem(state, cfg, t[1], t[2], keep_type=t[3])
+    _, p, kind, gem_type = t
+    state.transit.remove(kind)
+    receive_gem(state, cfg, p, kind, keep_type=gem_type)
 
 
 def forced_wager(state, cfg, e):
     """Forced Wager: a gem not in a completed set (own allowed) to the caster's hand; its owner may draw."""
     s = _target_set(state, e)
-    if s is None or is_complete(cfg, s) or e["g"] not in s[S_GEMS]:
+    if s is None or is_complete(cfg, s) or e.target_gem not in s.gems:
         return _fail(state, e)
-    remove_gem(state, e["tp"], s, e["g"])
-    hand_add_public(state, e["c"], e["g"])
-    state.tasks.append(["yes_draw", e["tp"], "forced_wager"])
+    remove_gem(state, e.target_player, s, e.target_gem)
+    hand_add_public(state, e.caster, e.target_gem)
+    state.tasks.append(["yes_draw", e.target_player, "forced_wager"])
 
 
 # ---------------------------------------------------------------------------------- hand, deck and vault
@@ -347,8 +255,8 @@ def forced_wager(state, cfg, e):
 
 def eye_see(state, cfg, e):
     """Eye See!: up to two random cards of the opponent's hand are shown to the caster; it keeps
-    one (with one card it may keep or return it) (S-100, S-101, S-147)."""
-    q, c = e["tp"], e["c"]
+    one (with one card it may keep or return it) (docs/gemjam.md "Spells, one by one")."""
+    q, c = e.target_player, e.caster
     hand = state.hands[q]
     if not hand:
         return _fail(state, e)
@@ -359,25 +267,21 @@ def eye_see(state, cfg, e):
         hand_remove(state, q, k, public=False)
         if k in state.seen_hand[c][q]:
             state.seen_hand[c][q].remove(k)  # now seen aside; it is known again there if it goes back
-    state.aside = {"p": c, "from": q, "cards": cards}
+    state.aside = Aside(c, q, cards)
     event(state, "shown", q, cards, to=c)
-    ask(state, cfg, c, "eye_see", build_aside_choice(state, cfg, c, {"pass": len(cards) == 1}),
-        {"pass": len(cards) == 1})
+    ask(state, cfg, c, "eye_see", build_aside_choice(state, cfg, c, {"may_decline": len(cards) == 1}),
+        {"may_decline": len(cards) == 1})
 
 
 def build_aside_choice(state, cfg, p, ctx):
     """One [card] answer per distinct kind set aside for ``p`` (plus [pass] when it may decline)."""
-    out = [[cfg.CARD + k] for k in sorted(set(state.aside["cards"]))]
-    return out + ([[cfg.PASS]] if ctx.get("pass") else [])
+    out = [[cfg.CARD + k] for k in sorted(set(state.aside.cards))]
+    return out + ([[cfg.PASS]] if ctx.get("may_decline") else [])
 
 
-BUILD["eye_see"] = build_aside_choice
-
-
-@finish("eye_see")
-def _finish_eye_see(state, cfg, p, pre, ctx):
+def finish_eye_see(state, cfg, p, pre, ctx):
     aside = state.aside
-    q, cards = aside["from"], list(aside["cards"])
+    q, cards = aside.source, list(aside.cards)
     if pre[0] != cfg.PASS:
         move_rebirth(state, cfg, pre[0] - cfg.CARD, "aside", f"hand{p}", "unspent")
     move_all_rebirths(state, "aside", f"hand{q}")
@@ -386,7 +290,7 @@ def _finish_eye_see(state, cfg, p, pre, ctx):
         k = pre[0] - cfg.CARD
         cards.remove(k)
         insort(state.hands[p], k)
-        insort(state.seen_hand[q][p], k)  # the victim knows which card left (S-101)
+        insort(state.seen_hand[q][p], k)  # the victim knows which card left (docs/gemjam.md "Spells, one by one")
         event(state, "eye_see_keep", p, q, k, to=p)
         event(state, "eye_see_keep", p, q, k, to=q)
     for k in cards:
@@ -397,21 +301,22 @@ def _finish_eye_see(state, cfg, p, pre, ctx):
 
 def howling_fear(state, cfg, e):
     """Howling Fear: the chosen opponent discards two, then each other opponent one, clockwise
-    from the caster's left; each discarder chooses (S-102)."""
-    for q in reversed(_opponents(state, e["c"])):
-        if q != e["tp"]:
+    from the caster's left; each discarder chooses (docs/gemjam.md "Spells, one by one")."""
+    for q in reversed(opponents(state, e.caster)):
+        if q != e.target_player:
             state.tasks.append(["discard", q, 1])
-    state.tasks.append(["discard", e["tp"], 2])
+    state.tasks.append(["discard", e.target_player, 2])
 
 
 def take_two(state, cfg, e):
     """Take Two: draw two cards."""
-    draw_cards(state, cfg, e["c"], 2)
+    draw_cards(state, cfg, e.caster, 2)
 
 
 def lucky_draw(state, cfg, e):
-    """Lucky Draw: draw three, discard one of them, keep two; each opponent may draw one (S-104)."""
-    c = e["c"]
+    """Lucky Draw: draw three, discard one of them, keep two; each opponent may draw one (docs/gemjam.md "Spells,
+    one by one")."""
+    c = e.caster
     got = []
     for _ in range(3):
         k = draw_one(state, cfg, c, "aside")
@@ -422,18 +327,15 @@ def lucky_draw(state, cfg, e):
             return
         state.hands[c].remove(k)
         got.append(k)
-    state.aside = {"p": c, "from": c, "cards": got}
+    state.aside = Aside(c, c, got)
     ask(state, cfg, c, "lucky_draw", build_aside_choice(state, cfg, c, {}))
 
 
-BUILD["lucky_draw"] = build_aside_choice
-
-
-@finish("lucky_draw")
-def _finish_lucky_draw(state, cfg, p, pre, ctx):
+def finish_lucky_draw(state, cfg, p, pre, ctx):
     k = pre[0] - cfg.CARD
-    cards = state.aside["cards"]
-    move_rebirth(state, cfg, k, "aside", "discard", "spent")  # the discard is one of the three (S-146)
+    cards = state.aside.cards
+    # the discard is one of the three (docs/gemjam.md "Engine choices")
+    move_rebirth(state, cfg, k, "aside", "discard", "spent")
     move_all_rebirths(state, "aside", f"hand{p}")
     state.aside = None
     for x in cards:
@@ -441,13 +343,13 @@ def _finish_lucky_draw(state, cfg, p, pre, ctx):
     hand_remove(state, p, k)  # public: whoever knew this card in p's hand (put under the pile) no longer does
     discard_card(state, k)
     event(state, "discard", p, k)
-    for q in reversed(_opponents(state, p)):
+    for q in reversed(opponents(state, p)):
         state.tasks.append(["yes_draw", q, "lucky_draw"])
 
 
 def fire_reborn(state, cfg, e):
     """Fire Reborn: discard two (one if that is all), chosen one at a time, then draw five."""
-    c = e["c"]
+    c = e.caster
     state.tasks.append(["draw", c, 5])
     state.tasks.append(["discard", c, min(2, len(state.hands[c]))])
 
@@ -456,11 +358,10 @@ def reanimate(state, cfg, e):
     """Reanimate: any one card of the Discard Pile to hand (public)."""
     if not state.discard:
         return _fail(state, e)
-    ask(state, cfg, e["c"], "reanimate", [[cfg.CARD + k] for k in sorted(set(state.discard))])
+    ask(state, cfg, e.caster, "reanimate", [[cfg.CARD + k] for k in sorted(set(state.discard))])
 
 
-@finish("reanimate")
-def _finish_reanimate(state, cfg, p, pre, ctx):
+def finish_reanimate(state, cfg, p, pre, ctx):
     k = pre[0] - cfg.CARD
     move_rebirth(state, cfg, k, "discard", f"hand{p}", "unspent")
     state.discard.remove(k)
@@ -469,9 +370,9 @@ def _finish_reanimate(state, cfg, p, pre, ctx):
 
 
 def natures_rebirth(state, cfg, e):
-    """Nature's Rebirth: a random card of the Discard Pile to hand (public, S-107) and one more play,
-    each copy at most once a turn (S-108)."""
-    c = e["c"]
+    """Nature's Rebirth: a random card of the Discard Pile to hand (public) and one more play,
+    each copy at most once a turn (docs/gemjam.md "Spells, one by one", "Engine choices")."""
+    c = e.caster
     if state.discard:
         i = int(state.rng.integers(len(state.discard)))
         move_rebirth(state, cfg, state.discard[i], "discard", f"hand{c}", "random")
@@ -480,36 +381,33 @@ def natures_rebirth(state, cfg, e):
         event(state, "rebirth", c, k)
     # the copy resolving is the one Nature's Rebirth of the stack (it is cast only as a play and
     # no reaction takes it over); a spent copy grants nothing, a copy that grants is spent
-    if c == state.turn and not spent_in(state, "stack", e["k"]):
-        insort(state.spent_rebirths, ["stack", e["k"]])
+    if c == state.turn and not spent_in(state, "stack", e.kind):
+        insort(state.spent_rebirths, ["stack", e.kind])
         state.plays += 1
 
 
 def greedy_goblin(state, cfg, e):
-    """Greedy Goblin: search any Vault (own, another's, the King's); take one card (S-109)."""
-    v, c = e["v"], e["c"]
+    """Greedy Goblin: search any Vault (own, another's, the King's); take one card (docs/gemjam.md "Spells, one by
+    one")."""
+    v, c = e.vault, e.caster
     zone = state.king if v == state.n else state.vaults[v]
     if not zone:
         return _fail(state, e)
     if v != c:
         state.seen_vault[c][v] = list(zone)
         event(state, "shown_vault", v, list(zone), to=c)
-    ask(state, cfg, c, "greedy_goblin", build_goblin(state, cfg, c, {"v": v}), {"v": v})
+    ask(state, cfg, c, "greedy_goblin", build_goblin(state, cfg, c, {"vault": v}), {"vault": v})
 
 
 def build_goblin(state, cfg, p, ctx):
     """One [card] answer per distinct kind in the searched Vault."""
-    v = ctx["v"]
+    v = ctx["vault"]
     zone = state.king if v == state.n else state.vaults[v]
     return [[cfg.CARD + k] for k in sorted(set(zone))]
 
 
-BUILD["greedy_goblin"] = build_goblin
-
-
-@finish("greedy_goblin")
-def _finish_greedy_goblin(state, cfg, p, pre, ctx):
-    k, v = pre[0] - cfg.CARD, ctx["v"]
+def finish_greedy_goblin(state, cfg, p, pre, ctx):
+    k, v = pre[0] - cfg.CARD, ctx["vault"]
     if v < state.n:
         move_rebirth(state, cfg, k, f"vault{v}", f"hand{p}", "unspent")
     vault_remove(state, v, k, public=False)
@@ -524,8 +422,8 @@ def _finish_greedy_goblin(state, cfg, p, pre, ctx):
 
 def basilisk(state, cfg, e):
     """Basilisk: two random cards of another Vault (the King's included); the caster puts one in
-    hand and one in its Vault (one card: it chooses where) (S-110)."""
-    v, c = e["v"], e["c"]
+    hand and one in its Vault (one card: it chooses where) (docs/gemjam.md "Spells, one by one")."""
+    v, c = e.vault, e.caster
     zone = state.king if v == state.n else state.vaults[v]
     if not zone:
         return _fail(state, e)
@@ -537,7 +435,7 @@ def basilisk(state, cfg, e):
         vault_remove(state, v, k, public=False)
         if k in state.seen_vault[c][v]:
             state.seen_vault[c][v].remove(k)
-    state.aside = {"p": c, "from": v, "cards": cards}
+    state.aside = Aside(c, v, cards)
     if v < state.n:
         event(state, "basilisk_took", c, v, cards, to=v)
     event(state, "shown", v, cards, to=c)
@@ -546,17 +444,13 @@ def basilisk(state, cfg, e):
 
 def build_basilisk(state, cfg, p, ctx):
     """[card] sends that card to hand (the other to the Vault); with one card also [bank]."""
-    cards = state.aside["cards"]
+    cards = state.aside.cards
     out = [[cfg.CARD + k] for k in sorted(set(cards))]
     return out + ([[cfg.BANK + cards[0]]] if len(cards) == 1 else [])
 
 
-BUILD["basilisk"] = build_basilisk
-
-
-@finish("basilisk")
-def _finish_basilisk(state, cfg, p, pre, ctx):
-    cards = list(state.aside["cards"])
+def finish_basilisk(state, cfg, p, pre, ctx):
+    cards = list(state.aside.cards)
     a = pre[0]
     if a >= cfg.CARD:
         move_rebirth(state, cfg, a - cfg.CARD, "aside", f"hand{p}", "unspent")
@@ -567,7 +461,7 @@ def _finish_basilisk(state, cfg, p, pre, ctx):
         cards.remove(k)
         insort(state.hands[p], k)
     for k in cards:
-        insort(state.vaults[p], k)  # a gem card in a Vault is payable at its gold (S-37)
+        insort(state.vaults[p], k)  # a gem card in a Vault is payable at its gold (docs/gemjam.md "Sets in the Shrine")
     event(state, "basilisk", p)
 
 
@@ -575,31 +469,31 @@ def _finish_basilisk(state, cfg, p, pre, ctx):
 
 
 def gem_guardian(state, cfg, e):
-    """Gem Guardian: attach to the caster's completed, unprotected set, if it still is one (S-148)."""
-    s = find_set(state, e["c"], e["s"])
-    state.resolving.remove(e["k"])
-    if s is None or s[S_GUARD] or not is_complete(cfg, s):
+    """Gem Guardian: attach to the caster's completed, unprotected set, if it still is one (docs/gemjam.md "Spells:
+    casting and the stack")."""
+    s = find_set(state, e.caster, e.target_set)
+    state.resolving.remove(e.kind)
+    if s is None or s.guarded or not is_complete(cfg, s):
         _fail(state, e)
-        state.discard.append(e["k"])
+        state.discard.append(e.kind)
         return
-    s[S_GUARD] = 1
-    event(state, "guard", e["c"], s[S_ID])
+    s.guarded = 1
+    event(state, "guard", e.caster, s.set_id)
 
 
 def counter_spell(state, cfg, e):
     """Counter Spell: cancel the spell below; then return one own unprotected gem to hand if
-    possible, even from a completed set, without penalty (§16, S-48, S-85)."""
+    possible, even from a completed set, without penalty (docs/gemjam.md "Spells: casting and the stack")."""
     cancel_top(state)
-    c = e["c"]
+    c = e.caster
     arrange(state, cfg)
-    cands = [[cfg.SET + i, cfg.CARD + k] for i, s in enumerate(state.shrines[c][:MAX_SETS]) if not s[S_GUARD]
-             for k in sorted(set(s[S_GEMS]))]
+    cands = [[cfg.SET + i, cfg.CARD + k] for i, s in enumerate(state.shrines[c][:MAX_SETS]) if not s.guarded
+             for k in sorted(set(s.gems))]
     if cands:
         ask(state, cfg, c, "counter_return", cands)
 
 
-@finish("counter_return")
-def _finish_counter_return(state, cfg, p, pre, ctx):
+def finish_counter_return(state, cfg, p, pre, ctx):
     s = state.shrines[p][pre[0] - cfg.SET]
     k = pre[1] - cfg.CARD
     remove_gem(state, p, s, k)
@@ -608,41 +502,36 @@ def _finish_counter_return(state, cfg, p, pre, ctx):
 
 
 def diabolic_denial(state, cfg, e):
-    """Diabolic Denial: cancel the spell below; then discard one card if possible (§16, S-86)."""
+    """Diabolic Denial: cancel the spell below; then discard one card if possible (docs/gemjam.md "Spells: casting
+    and the stack")."""
     cancel_top(state)
-    state.tasks.append(["discard", e["c"], 1])
+    state.tasks.append(["discard", e.caster, 1])
 
 
 def chaos_cube(state, cfg, e):
     """Chaos Cube: take control of the spell below and recast it at new targets (the stack's
-    recast, :func:`gemenvs.gemjam.stack.recast`) (§16, C-6, S-89..S-93)."""
+    recast, :func:`gemenvs.gemjam.stack.recast`) (docs/gemjam.md "Spells: casting and the stack")."""
     recast(state, cfg, e)
 
 
 def sleep_spell(state, cfg, e):
-    """Sleep Spell: every opponent casts no spell in its own next turn (banking allowed) (S-111)."""
-    for q in _opponents(state, e["c"]):
+    """Sleep Spell: every opponent casts no spell in its own next turn (banking allowed) (docs/gemjam.md "Spells,
+    one by one")."""
+    for q in opponents(state, e.caster):
         state.sleep_next[q] = 1
 
 
 def freeze(state, cfg, e):
-    """Freeze: every opponent plays no Gem Card from hand in its own next turn (S-112)."""
-    for q in _opponents(state, e["c"]):
+    """Freeze: every opponent plays no Gem Card from hand in its own next turn (docs/gemjam.md "Spells, one by one")."""
+    for q in opponents(state, e.caster):
         state.freeze_next[q] = 1
 
 
 def sirens_call(state, cfg, e):
-    """Siren's Call (option): the named player is an event; the caster draws one card (C-13)."""
-    event(state, "siren", e["c"], e["tp"])
-    draw_cards(state, cfg, e["c"], 1)
+    """Siren's Call (option): the named player is an event; the caster draws one card (docs/gemjam.md "Spells, one
+    by one")."""
+    event(state, "siren", e.caster, e.target_player)
+    draw_cards(state, cfg, e.caster, 1)
 
 
-#: effect name (manifest) -> the card's function
-EFFECTS = {name: globals()[name] for name in (
-    "any_gem_jam", "paired_gem_jam", "double_trouble", "shakedown", "kings_ransom",
-    "dragons_loot", "armageddon", "meteor_strike", "tsunami", "rat", "switch", "golem_grab", "forced_wager",
-    "eye_see", "howling_fear", "take_two", "lucky_draw", "fire_reborn", "reanimate", "natures_rebirth",
-    "greedy_goblin", "basilisk", "gem_guardian", "counter_spell", "diabolic_denial", "chaos_cube",
-    "sleep_spell", "freeze", "sirens_call")}
-
-__all__ = ["EFFECTS", "decode", "play_cands", "target_tails"]
+__all__ = ["play_cands", "plays_step"]

@@ -1,47 +1,40 @@
 """The response stack: casting, response windows, Counter Spell / Diabolic Denial / Chaos Cube
 reactions, cancelling, Chaos Cube recasting, Double Trouble attached to a Gem Jam, and
-resolution from the top (§16, C-4, C-5, C-6). The cards' own effects are in
-:mod:`gemenvs.gemjam.spells`.
-
-A stack entry is a dict: ``k`` card kind, ``c`` its caster (the Chaos Cube player after a
-recast), ``x`` cancelled, ``m`` Double Troubles that doubled it, and its targets fixed at cast
-(``t`` gem type, ``tp`` target player, ``s``/``g`` target set id and gem kind, ``s2``/``g2`` the
-caster's own gem for Switch, ``v`` the Vault: a seat, or ``n`` for the King's Vault).
+resolution from the top (docs/gemjam.md, "Spells: casting and the stack"). A spell on the stack is
+a :class:`~gemenvs.gemjam.rules.StackEntry`; its targets come from :mod:`gemenvs.gemjam.targets`,
+the cards' own effects from :mod:`gemenvs.gemjam.spells` through
+:data:`gemenvs.gemjam.steps.EFFECTS`.
 """
 from __future__ import annotations
 
 from gemenvs.gemjam import rules
 from gemenvs.gemjam.data import GEM_TARGETING
-from gemenvs.gemjam.rules import ask, event, finish, hand_remove, move_rebirth, task
-
-BUILD = rules.BUILD
-
-
-def new_entry(kind: int, caster: int) -> dict:
-    """A stack entry with no targets."""
-    return {"k": kind, "c": caster, "x": 0, "m": 0, "t": -1, "tp": -1, "s": -1, "g": -1, "s2": -1, "g2": -1,
-            "v": -1, "dt": 0, "nodt": 0}
+from gemenvs.gemjam.rules import StackEntry, ask, event, hand_remove, move_rebirth
+from gemenvs.gemjam.targets import entry_with_targets, target_tails
 
 
-def cast(state, cfg, p: int, entry: dict) -> None:
-    """Put a spell from ``p``'s hand on the stack and open its response window (§16); of a
-    Nature's Rebirth, the copy that has not granted its play this turn, if any (S-108)."""
-    move_rebirth(state, cfg, entry["k"], f"hand{p}", "stack", "unspent")
-    hand_remove(state, p, entry["k"])
+def cast(state, cfg, p: int, entry: StackEntry) -> None:
+    """Put a spell from ``p``'s hand on the stack and open its response window; of a
+    Nature's Rebirth, the copy that has not granted its play this turn, if any (docs/gemjam.md
+    "Spells: casting and the stack", "Engine choices")."""
+    move_rebirth(state, cfg, entry.kind, f"hand{p}", "stack", "unspent")
+    hand_remove(state, p, entry.kind)
     state.stack.append(entry)
-    event(state, "cast", p, entry["k"], entry["tp"], entry["t"])
+    event(state, "cast", p, entry.kind, entry.target_player, entry.gem_type)
     state.tasks.append(["window", 0])
 
 
 def responders(state, caster: int) -> list[int]:
-    """Who may answer a spell: every player but its caster, clockwise from the turn player (C-4)."""
+    """Who may answer a spell: every player but its caster, clockwise from the turn player (docs/gemjam.md "Spells:
+    casting and the stack")."""
     n = state.n
     return [q for q in ((state.turn + j) % n for j in range(n)) if q != caster]
 
 
-def targets_gems_of(cfg, e: dict, q: int) -> bool:
-    """Whether stack entry ``e`` is a spell that targets ``q``'s gems or sets (Chaos Cube, C-6)."""
-    return cfg.eff[e["k"]] in GEM_TARGETING and e["tp"] == q
+def targets_gems_of(cfg, e: StackEntry, q: int) -> bool:
+    """Whether stack entry ``e`` is a spell that targets ``q``'s gems or sets (Chaos Cube, docs/gemjam.md "Spells:
+    casting and the stack")."""
+    return cfg.effect[e.kind] in GEM_TARGETING and e.target_player == q
 
 
 def react_cands(state, cfg, q: int, ctx=None) -> list:
@@ -51,133 +44,125 @@ def react_cands(state, cfg, q: int, ctx=None) -> list:
         return out
     top = state.stack[-1]
     for k in sorted(set(state.hands[q])):
-        eff = cfg.eff[k]
+        eff = cfg.effect[k]
         if eff in ("counter_spell", "diabolic_denial") or (eff == "chaos_cube" and targets_gems_of(cfg, top, q)):
             out.append([cfg.PLAY + k])
     return out
 
 
-BUILD["react"] = react_cands
-
-
-@task("window")
-def _window(state, cfg, t):
+def window_step(state, cfg, t):
     """``["window", i]``: the i-th responder to the top spell decides; after the last, resolve."""
-    order = responders(state, state.stack[-1]["c"])
-    i = t[1]
+    order = responders(state, state.stack[-1].caster)
+    _, i = t
     if i >= len(order):
         state.tasks.append(["resolve"])
         return
     q = order[i]
-    ask(state, cfg, q, "react", react_cands(state, cfg, q), {"i": i})
+    ask(state, cfg, q, "react", react_cands(state, cfg, q), {"responder": i})
 
 
-@finish("react")
-def _finish_react(state, cfg, p, pre, ctx):
+def finish_react(state, cfg, p, pre, ctx):
     if pre[0] == cfg.PASS:
-        state.tasks.append(["window", ctx["i"] + 1])
+        state.tasks.append(["window", ctx["responder"] + 1])
         return
-    # the first to react opens a new window; the spell below can no longer be answered (§16)
-    cast(state, cfg, p, new_entry(pre[0] - cfg.PLAY, p))
+    # the first to react opens a new window; the spell below can no longer be answered (docs/gemjam.md "Spells:
+    # casting and the stack")
+    cast(state, cfg, p, StackEntry(pre[0] - cfg.PLAY, p))
 
 
-def may_double(state, cfg, e: dict) -> bool:
-    """Whether the caster of a Gem Jam about to resolve may attach a Double Trouble (S-69, S-149)."""
-    c = e["c"]
-    return c == state.turn and state.plays > 0 and not state.asleep and cfg.m.double_trouble in state.hands[c]
+def may_double(state, cfg, e: StackEntry) -> bool:
+    """Whether the caster of a Gem Jam about to resolve may attach a Double Trouble (docs/gemjam.md "Spells: casting
+    and the stack")."""
+    c = e.caster
+    return c == state.turn and state.plays > 0 and not state.asleep and cfg.manifest.double_trouble in state.hands[c]
 
 
 def double_cands(state, cfg, p: int, ctx=None) -> list:
     """The Gem Jam caster's answers before it resolves: pass, or attach a Double Trouble."""
     e = state.stack[-1]
-    return [[cfg.PASS]] + ([[cfg.PLAY + cfg.m.double_trouble]] if may_double(state, cfg, e) else [])
+    return [[cfg.PASS]] + ([[cfg.PLAY + cfg.manifest.double_trouble]] if may_double(state, cfg, e) else [])
 
 
-BUILD["double"] = double_cands
-
-
-@task("resolve")
-def _resolve(state, cfg, t):
-    """Resolve the top of the stack; the entries below follow without new windows (§16, C-4)."""
-    from gemenvs.gemjam.spells import EFFECTS
+def resolve_top(state, cfg) -> StackEntry | None:
+    """The ``["resolve"]`` step up to the effect: resolve the top of the stack, the entries below
+    following without new windows (docs/gemjam.md "Spells: casting and the stack"). Returns the entry whose card's
+    effect applies now
+    (the caller, :func:`gemenvs.gemjam.steps.resolve_step`, applies it), or None."""
     if not state.stack:
-        return
+        return None
     e = state.stack[-1]
-    if not e["x"] and not e["nodt"] and cfg.eff[e["k"]] in ("any_gem_jam", "paired_gem_jam"):
+    if not e.cancelled and not e.double_declined and cfg.effect[e.kind] in ("any_gem_jam", "paired_gem_jam"):
         # always asked (a forced pass when it holds no Double Trouble), so that nobody learns
-        # from the question itself whether the caster holds one (S-141)
-        ask(state, cfg, e["c"], "double", double_cands(state, cfg, e["c"]))
-        return
+        # from the question itself whether the caster holds one (docs/gemjam.md "Spells: casting and the stack")
+        ask(state, cfg, e.caster, "double", double_cands(state, cfg, e.caster))
+        return None
     state.stack.pop()
-    state.resolving.append(e["k"])
+    state.resolving.append(e.kind)
     state.tasks.append(["resolve"])
-    eff = cfg.eff[e["k"]]
-    if e["x"]:
-        event(state, "cancelled", e["c"], e["k"])
-        state.tasks.append(["to_discard", e["k"]])
-        return
+    eff = cfg.effect[e.kind]
+    if e.cancelled:
+        event(state, "cancelled", e.caster, e.kind)
+        state.tasks.append(["to_discard", e.kind])
+        return None
     if eff not in ("gem_guardian", "chaos_cube"):
-        state.tasks.append(["to_discard", e["k"]])
-    event(state, "resolve", e["c"], e["k"])
-    EFFECTS[eff](state, cfg, e)
+        state.tasks.append(["to_discard", e.kind])
+    event(state, "resolve", e.caster, e.kind)
+    return e
 
 
-@finish("double")
-def _finish_double(state, cfg, p, pre, ctx):
+def finish_double(state, cfg, p, pre, ctx):
     e = state.stack[-1]
     if pre[0] == cfg.PASS:
-        e["nodt"] = 1
+        e.double_declined = 1
         state.tasks.append(["resolve"])
         return
-    # C-5: Double Trouble attached to the Gem Jam uses a play and has its own window
+    # Double Trouble attached to the Gem Jam uses a play and has its own window (docs/gemjam.md "Spells: casting and
+    # the stack")
     state.plays -= 1
-    dt = new_entry(cfg.m.double_trouble, p)
-    dt["dt"] = 1
+    dt = StackEntry(cfg.manifest.double_trouble, p)
+    dt.attached = 1
     cast(state, cfg, p, dt)
 
 
 def cancel_top(state) -> None:
     """Counter Spell / Diabolic Denial: cancel the spell they answered, now on top of the stack;
-    it goes to the Discard Pile when its turn to resolve comes (§16)."""
+    it goes to the Discard Pile when its turn to resolve comes (docs/gemjam.md "Spells: casting and the stack")."""
     if state.stack:
-        state.stack[-1]["x"] = 1
+        state.stack[-1].cancelled = 1
 
 
-def recast(state, cfg, cube: dict) -> None:
+def recast(state, cfg, cube: StackEntry) -> None:
     """A resolving Chaos Cube's player takes over the spell below and chooses its new targets now
     (its own gems excluded from the targeted side); with none the stolen spell fails. The recast
-    is that player's, uses no play and gets its own window (C-6, S-89..S-93, S-142)."""
-    from gemenvs.gemjam.spells import target_tails
-    c = cube["c"]
+    is that player's, uses no play and gets its own window (docs/gemjam.md "Spells: casting and the stack")."""
+    c = cube.caster
     stolen = state.stack[-1]
     rules.arrange(state, cfg)
-    tails = target_tails(state, cfg, c, stolen["k"], recast=True)
+    tails = target_tails(state, cfg, c, stolen.kind, recast=True)
     if not tails:
         state.stack.pop()
-        state.resolving.remove(cube["k"])
-        state.discard.append(cube["k"])
-        state.discard.append(stolen["k"])
-        event(state, "fail", c, stolen["k"])
+        state.resolving.remove(cube.kind)
+        state.discard.append(cube.kind)
+        state.discard.append(stolen.kind)
+        event(state, "fail", c, stolen.kind)
         return
-    ask(state, cfg, c, "chaos_cube", tails, {"cc": cube["k"]})
+    ask(state, cfg, c, "chaos_cube", tails, {"chaos_cube": cube.kind})
 
 
-@finish("chaos_cube")
-def _finish_recast(state, cfg, p, pre, ctx):
-    from gemenvs.gemjam.spells import decode
+def finish_chaos_cube(state, cfg, p, pre, ctx):
     stolen = state.stack[-1]
-    for f in ("t", "tp", "s", "g", "s2", "g2", "v"):
-        stolen[f] = -1
-    decode(state, cfg, p, stolen["k"], pre, stolen)
-    event(state, "recast", p, stolen["k"], stolen["tp"])
+    stolen.clear_targets()
+    entry_with_targets(state, cfg, p, stolen.kind, pre, stolen)
+    event(state, "recast", p, stolen.kind, stolen.target_player)
     state.tasks.append(["window", 0])
-    state.tasks.append(["to_discard", ctx["cc"]])
+    state.tasks.append(["to_discard", ctx["chaos_cube"]])
 
 
-@task("to_discard")
-def _to_discard(state, cfg, t):
-    """A resolved (or cancelled, or failed) spell goes to the Discard Pile (§17)."""
-    move_rebirth(state, cfg, t[1], "stack", "discard", "spent")
-    state.resolving.remove(t[1])
-    state.discard.append(t[1])
+def to_discard_step(state, cfg, t):
+    """A resolved (or cancelled, or failed) spell goes to the Discard Pile (docs/gemjam.md "Spells: casting and the
+    stack")."""
+    _, kind = t
+    move_rebirth(state, cfg, kind, "stack", "discard", "spent")
+    state.resolving.remove(kind)
+    state.discard.append(kind)
 

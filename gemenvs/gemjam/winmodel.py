@@ -35,7 +35,7 @@ _KIND_TABLES: dict = {}
 
 def _kind_tables(cfg) -> tuple:
     """Per card kind: is a gem, its hand group (index into ``_HAND_GROUPS`` or -1), its gold (cached per manifest)."""
-    m = cfg.m
+    m = cfg.manifest
     if id(m) not in _KIND_TABLES:
         group = [next((i for i, g in enumerate(_HAND_GROUPS) if e in g), -1) for e in m.effect]
         _KIND_TABLES[id(m)] = (m, [bool(x) for x in m.is_gem], group, [int(x) for x in m.gold])
@@ -49,13 +49,13 @@ def player_features(state, cfg, q: int) -> list[float]:
     it sees. As a shaping potential it reads the true state."""
     complete = guarded = one = one_nb = two = 0
     fill = 0.0
-    size, basic_of = cfg.size, cfg.basic_of
+    size, basic_of = cfg.set_size, cfg.basic_of
     for s in state.shrines[q]:
-        t, gems = s[1], s[4]
+        t, gems = s.gem_type, s.gems
         need, has_basic = size[t], basic_of[t] in gems
         if len(gems) == need and has_basic:
             complete += 1
-            guarded += s[2] != 0
+            guarded += s.guarded != 0
             continue
         short = need - len(gems)
         if has_basic:
@@ -72,7 +72,7 @@ def player_features(state, cfg, q: int) -> list[float]:
         gems += is_gem[k]
         if group[k] >= 0:
             counts[group[k]] += 1
-    others = max(sum(1 for s in state.shrines[r] if len(s[4]) == size[s[1]] and basic_of[s[1]] in s[4])
+    others = max(sum(1 for s in state.shrines[r] if len(s.gems) == size[s.gem_type] and basic_of[s.gem_type] in s.gems)
                  for r in range(state.n) if r != q)
     return [complete, complete >= 3, complete >= 4, guarded, one, one_nb, two, fill,
             len(state.hands[q]), len(state.vaults[q]), ahead == 0, ahead == 1,

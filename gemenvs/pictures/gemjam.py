@@ -11,7 +11,7 @@ every hand and Vault, as the text render without a viewer does (for debugging, n
 """
 from __future__ import annotations
 
-from gemenvs.gemjam.rules import S_BROKEN, S_GEMS, S_GUARD, S_TYPE, SETS_TO_WIN, complete_sets, is_complete
+from gemenvs.gemjam.rules import SETS_TO_WIN, complete_sets, is_complete
 from gemenvs.pictures import palette
 from gemenvs.pictures.canvas import Canvas, ScoreTable
 
@@ -59,7 +59,7 @@ def draw(game, s, viewer: int | None) -> Canvas:
 def card_fill(cfg, kind: int) -> palette.RGB:
     """The face colour of a card kind: its gem type's colour (a Dual's first), white for a
     Wildcard, gold for Gold, lilac for a spell."""
-    m = cfg.m
+    m = cfg.manifest
     category = m.category[kind]
     if category in ("basic", "dual"):
         return palette.gem_colour(m.type_names[m.types[kind][0]])
@@ -69,7 +69,7 @@ def card_fill(cfg, kind: int) -> palette.RGB:
 def mini_card(c: Canvas, cfg, kind: int, box, size: int = 10) -> None:
     """A small face-up card: its name on its colour (a Dual split in its two types' colours)."""
     x0, y0, x1, y1 = box
-    m = cfg.m
+    m = cfg.manifest
     fill = card_fill(cfg, kind)
     c.draw.rounded_rectangle(box, radius=4, fill=fill, outline=palette.CARD_EDGE)
     if m.category[kind] == "dual" and len(m.types[kind]) > 1:
@@ -88,8 +88,8 @@ def _piles(c: Canvas, s, cfg, box) -> None:
     c.text((x0 + 130, y0 + 6), f"Discard Pile: {len(s.discard)}", 12, palette.MUTED)
     if s.discard:
         top = s.discard[-1]
-        c.card((x0 + 130, y0 + 26, x0 + 250, y0 + 106), fill=card_fill(cfg, top), title=cfg.m.names[top],
-               lines=(cfg.m.category[top],), size=11)
+        c.card((x0 + 130, y0 + 26, x0 + 250, y0 + 106), fill=card_fill(cfg, top), title=cfg.manifest.names[top],
+               lines=(cfg.manifest.category[top],), size=11)
     else:
         c.text((x0 + 130, y0 + 40), "empty", 12, palette.MUTED)
     c.text((x0 + 290, y0 + 6), "King's Vault", 12, palette.MUTED)
@@ -105,21 +105,21 @@ def _decision(c: Canvas, s, cfg, viewer: int | None, box) -> None:
     d = s.decision
     if s.over:
         c.text((x0 + 10, y0 + 28), "game over", 14, palette.HIGHLIGHT)
-    elif d is not None and (viewer is None or viewer == d["p"]):
-        who = "you" if viewer == d["p"] else f"player_{d['p']}"
+    elif d is not None and (viewer is None or viewer == d.seat):
+        who = "you" if viewer == d.seat else f"player_{d.seat}"
         c.text((x0 + 10, y0 + 28), f"to decide: {who}", 14, palette.HIGHLIGHT, x1 - x0 - 20)
-        c.text((x0 + 10, y0 + 48), d["why"].replace("_", " "), 13, palette.TEXT, x1 - x0 - 20)
+        c.text((x0 + 10, y0 + 48), d.kind.replace("_", " "), 13, palette.TEXT, x1 - x0 - 20)
     else:
         c.text((x0 + 10, y0 + 28), "another seat is deciding", 13, palette.MUTED)
     c.text((x0 + 10, y1 - 18), "Shrine chips: B Basic, D Dual, W Wildcard", 11, palette.MUTED)
-    if viewer is not None and s.aside is not None and s.aside["p"] == viewer:
+    if viewer is not None and s.aside is not None and s.aside.seat == viewer:
         c.text((x0 + 10, y0 + 66), "shown to you:", 12, palette.MUTED)
         x = x0 + 10
-        for kind in s.aside["cards"][:3]:
+        for kind in s.aside.cards[:3]:
             mini_card(c, cfg, kind, (x, y0 + 80, x + 84, y0 + 98), 10)
             x += 88
-        if len(s.aside["cards"]) > 3:
-            c.text((x, y0 + 82), f"+{len(s.aside['cards']) - 3}", 12)
+        if len(s.aside.cards) > 3:
+            c.text((x, y0 + 82), f"+{len(s.aside.cards) - 3}", 12)
 
 
 def _stack(c: Canvas, s, cfg, box) -> None:
@@ -133,20 +133,20 @@ def _stack(c: Canvas, s, cfg, box) -> None:
     shown = s.stack[-STACK_SHOWN:]
     if len(s.stack) > len(shown):
         c.text((x0 + 10, y0 + 60), f"+{len(s.stack) - len(shown)}", 13)
-    m = cfg.m
+    m = cfg.manifest
     w = (x1 - x0 - 40) / STACK_SHOWN
     for k, e in enumerate(shown):
         x = x0 + 34 + k * w
-        lines = [f"by player_{e['c']}"]
-        if e.get("tp", -1) >= 0:
-            lines.append("at King's Vault" if e["tp"] == cfg.n else f"at player_{e['tp']}")
-        if e.get("t", -1) >= 0:
-            lines.append(m.type_names[e["t"]])
-        if e["m"]:
-            lines.append(f"doubled x{2 ** e['m']}")
+        lines = [f"by player_{e.caster}"]
+        if e.target_player >= 0:
+            lines.append("at King's Vault" if e.target_player == cfg.num_players else f"at player_{e.target_player}")
+        if e.gem_type >= 0:
+            lines.append(m.type_names[e.gem_type])
+        if e.doublings:
+            lines.append(f"doubled x{2 ** e.doublings}")
         box_k = (x, y0 + 26, x + w - 6, y0 + 108)
-        c.card(box_k, fill=card_fill(cfg, e["k"]), title=m.names[e["k"]], lines=tuple(lines), size=11)
-        if e["x"]:  # cancelled: struck through
+        c.card(box_k, fill=card_fill(cfg, e.kind), title=m.names[e.kind], lines=tuple(lines), size=11)
+        if e.cancelled:  # cancelled: struck through
             c.draw.line((box_k[0] + 2, box_k[3] - 2, box_k[2] - 2, box_k[1] + 2), fill=palette.ALERT, width=3)
             c.text((x + 4, y0 + 94), "cancelled", 11, palette.ALERT)
 
@@ -155,12 +155,12 @@ def _seat(c: Canvas, s, cfg, q: int, viewer: int | None, box) -> None:
     """One player's area: completed sets, hand and Vault (face up when the viewer may see
     them), and the Shrine's sets."""
     x0, y0, x1, y1 = box
-    m = cfg.m
+    m = cfg.manifest
     own = viewer == q
     visible = viewer is None or own
     c.panel(box, fill=palette.PANEL_VIEWER if own else palette.PANEL)
     d = s.decision
-    if not s.over and d is not None and d["p"] == q and viewer in (None, q):
+    if not s.over and d is not None and d.seat == q and viewer in (None, q):
         c.marker((x0 + 6, y0 + 15))
     name = f"player_{q}" + (" (you)" if own else "") + (" - turn" if q == s.turn and not s.over else "")
     c.text((x0 + 18, y0 + 8), name, 14, width=LEFT - 24)
@@ -214,22 +214,22 @@ def _summary(cfg, kinds: list[int]) -> str:
     """``2x Gold 3, Switch`` style list of card kinds ("empty" for none)."""
     if not kinds:
         return "empty"
-    names = cfg.m.names
+    names = cfg.manifest.names
     return ", ".join(f"{kinds.count(k)}x {names[k]}" if kinds.count(k) > 1 else names[k] for k in sorted(set(kinds)))
 
 
 def _tile(c: Canvas, cfg, st: list, x: float, y: float) -> None:
     """One set of a Shrine: its gem type, a chip per gem (B/D/W) and empty slots up to its size,
     and whether it is complete, guarded or broken this turn."""
-    m = cfg.m
-    t = st[S_TYPE]
+    m = cfg.manifest
+    t = st.gem_type
     colour = palette.gem_colour(m.type_names[t])
     complete = is_complete(cfg, st)
     c.draw.rounded_rectangle((x, y, x + TILE_W, y + TILE_H), radius=5, fill=palette.PANEL_EDGE,
                              outline=palette.COMPLETE if complete else palette.CARD_EDGE, width=3 if complete else 1)
     c.draw.rounded_rectangle((x + 2, y + 2, x + TILE_W - 2, y + 17), radius=4, fill=colour)
-    gems = st[S_GEMS]
-    size = cfg.size[t]
+    gems = st.gems
+    size = cfg.set_size[t]
     c.text((x + 5, y + 10), m.type_names[t], 11, palette.ink_on(colour), TILE_W - 44, anchor="lm")
     c.text((x + TILE_W - 5, y + 10), "done" if complete else f"{len(gems)}/{size}", 11, palette.ink_on(colour),
            anchor="rm")
@@ -246,9 +246,9 @@ def _tile(c: Canvas, cfg, st: list, x: float, y: float) -> None:
             c.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), letter, 10, palette.ink_on(fill), anchor="mm")
         else:
             c.draw.rounded_rectangle(box, radius=3, outline=palette.MUTED)
-    tags = [tag for tag, on in (("guarded", st[S_GUARD]), ("broken", st[S_BROKEN])) if on]
+    tags = [tag for tag, on in (("guarded", st.guarded), ("broken", st.broken)) if on]
     if tags:
-        c.text((x + 5, y + 40), ", ".join(tags), 10, palette.ALERT if st[S_BROKEN] else palette.HIGHLIGHT)
+        c.text((x + 5, y + 40), ", ".join(tags), 10, palette.ALERT if st.broken else palette.HIGHLIGHT)
 
 
 #: how a Gem Jam game ended (``Results.extra["end_reason"]``) -> who wins
