@@ -12,7 +12,7 @@ from __future__ import annotations
 from gemenvs.core.entry import GameEntry, entries, entry, entry_of
 from gemenvs.core.entry import register as register_game
 
-__version__ = "0.1.0"
+from gemenvs.version import __version__
 
 
 def _register_builtin() -> None:

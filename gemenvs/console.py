@@ -44,9 +44,9 @@ def package_version() -> str:
     try:
         return metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:
-        import gemenvs
+        from gemenvs.version import __version__
 
-        return gemenvs.__version__
+        return __version__
 
 
 def add_version_argument(parser: argparse.ArgumentParser) -> None:

@@ -274,7 +274,7 @@ def test_search_agents_use_the_entrys_rollout_baseline():
 def test_a_tiny_sb3_run_of_the_toy_game(tmp_path):
     pytest.importorskip("sb3_contrib")
     from gemenvs.training.config import load_config
-    from gemenvs.training.selfplay import train
+    from gemenvs.training.run import train
 
     cfg = load_config(None, [
         f"run_root={tmp_path}", "name=toy", "backend=sb3", "env.id=toy/SealedLots-v0", "env.options={}", "seed=1",

@@ -159,23 +159,6 @@ def test_lookahead_around_a_policy_plays_legal_games_and_refuses_a_policy_of_ano
         GemJamLookaheadAgent.for_env(env, policy=GemJamRuleAgent.for_env(env))
 
 
-def test_learned_evaluation_probe_runs(capsys):
-    """benchmarks/gemjam_learned_evaluation.py's first probe on a few games: the win model and the learned
-    evaluators are scored on the same held-out positions."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "gemjam_learned_evaluation.py"
-    spec = importlib.util.spec_from_file_location("gemjam_learned_evaluation", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.main(["--games", "10", "--epochs", "1", "--workers", "1"])
-    out = capsys.readouterr().out
-    assert "win model (20 features)" in out and out.count("held-out log-loss") == 5
-    with pytest.raises(SystemExit):
-        module.main(["--games", "1"])
-
-
 def test_rotated_wins_seats_the_focal_agent_by_seed():
     from gemenvs.arena.match import play_engine_game, rotated_wins
 

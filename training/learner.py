@@ -88,10 +88,11 @@ class Learner(ABC):
 
     def snapshot(self, step: int, run) -> None:
         """Freeze the actor as an opponent: by default a ``pool/snapshot_N.npz`` file added to ``run.pool``."""
-        from gemenvs.training.checkpoint import run_folder
+        from gemenvs.files import make_folder
 
         name = f"snapshot_{step}"
-        self.export_agent(step=step).save(run_folder(run.run_dir, "pool") / f"{name}.npz")
+        pool = make_folder(run.run_dir / "pool", root=run.run_dir)  # (a link or a file there: refused)
+        self.export_agent(step=step).save(pool / f"{name}.npz")
         run.pool.add_snapshot(name, f"pool/{name}.npz")
 
     def save_model(self, folder: Path, stem: str) -> None:

@@ -303,7 +303,7 @@ class HeuristicBidder(_MegaGemAgent):
         return int(np.argmax(eu))
 
     #: (value of the lot, cost of a coin, largest bid considered) of the last bid this bidder chose: what it
-    #: computed from the observation before weighing opponents' bids (read by benchmarks/megagem_clone_features.py)
+    #: computed from the observation before weighing opponents' bids
     last_valuation: tuple[float, float, int] | None = None
 
     def choose_bid(self, v: View, limit: int) -> int:

@@ -25,11 +25,10 @@ from types import MappingProxyType, SimpleNamespace
 from typing import Any
 
 from gemenvs.core.engine import Game
+from gemenvs.core.envbase import TEXT_PAINTER
 
 #: the baseline every game has: a uniformly random legal action
 RANDOM_AGENT = "gemenvs.agents.random_agent:RandomAgent"
-#: the picture of a game without a painter of its own: its text render on a canvas
-TEXT_PAINTER = "gemenvs.pictures.text"
 #: Gymnasium's entry point of every game: the single-learner view
 SINGLE_LEARNER_ENTRY_POINT = "gemenvs.arena.single_agent:SingleAgentEnv"
 

@@ -9,13 +9,14 @@ import numpy as np
 from gymnasium import logger, spaces
 
 from gemenvs.core.engine import Game, _short, check_choice, check_seed
-from gemenvs.core.entry import TEXT_PAINTER
 from gemenvs.core.rewards import check_reward_mode
 
 ILLEGAL_POLICIES = ("raise", "terminate")
 #: "ansi": the game's text picture; "human": that text printed; "rgb_array": an (H, W, 3) uint8
 #: picture of the table (drawn by the painter its entry names, sizes in docs/pictures.md)
 RENDER_MODES = ("ansi", "human", "rgb_array")
+#: the picture of a game without a painter of its own: its text render on a canvas
+TEXT_PAINTER = "gemenvs.pictures.text"
 #: frames per second of recorded games (Gymnasium's RecordVideo reads it from ``metadata``)
 RENDER_FPS = 2
 #: reward given to a player whose illegal action ended the game under ``illegal_action="terminate"``
@@ -159,7 +160,7 @@ class GameEnvBase:
             logger.warn("You are calling render without a render_mode (use 'ansi', 'human' or 'rgb_array').")
             return None
         if self.render_mode == "rgb_array":
-            painter = self._entry().load_painter()
+            painter = self._painter()
             if self.game_state is None:
                 return importlib.import_module(TEXT_PAINTER).notice(painter.size(self.game), self.game,
                                                                     "no game: call reset() first")
@@ -175,13 +176,11 @@ class GameEnvBase:
         print(text)
         return None
 
-    def _entry(self):
-        """The game's entry: the class's, else the registered entry of its game."""
+    def _painter(self):
+        """The module drawing this game's pictures: the entry's painter, or the text picture without an entry."""
         if self.entry is not None:
-            return self.entry
-        from gemenvs.core.entry import entry_of
-
-        return entry_of(self.game)
+            return self.entry.load_painter()
+        return importlib.import_module(TEXT_PAINTER)
 
     def render_view(self, agent: str | None):
         """Render as ``agent`` sees the table (None: the view without a seat), in the env's render

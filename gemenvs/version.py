@@ -1,0 +1,2 @@
+"""The version of gemenvs (the release in pyproject.toml)."""
+__version__ = "0.1.0"
