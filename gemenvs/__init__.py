@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from gemenvs.core.entry import GameEntry, entries, entry, entry_of
 from gemenvs.core.entry import register as register_game
-
 from gemenvs.version import __version__
 
 
@@ -27,4 +26,4 @@ def _register_builtin() -> None:
 
 _register_builtin()
 
-__all__ = ["GameEntry", "entries", "entry", "entry_of", "register_game"]
+__all__ = ["GameEntry", "__version__", "entries", "entry", "entry_of", "register_game"]

@@ -31,10 +31,20 @@ def fix_threads(n: int = 1) -> None:
         torch.set_num_threads(n)
 
 
-def process_pool(workers: int, context: str = "forkserver") -> ProcessPoolExecutor:
-    """A pool of ``workers`` processes, each with one BLAS / OpenMP / torch thread (:func:`fix_threads`)."""
+def _start_worker(setup) -> None:
+    """A worker's start: one thread (:func:`fix_threads`), then ``setup``'s function on its arguments."""
+    fix_threads(1)
+    if setup is not None:
+        fn, args = setup
+        fn(*args)
+
+
+def process_pool(workers: int, context: str = "forkserver", setup: tuple | None = None) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes, each with one BLAS / OpenMP / torch thread (:func:`fix_threads`), that
+    first run ``setup`` (``(function, args)``, e.g. :func:`gemenvs.core.entry.carry_registry`: the games
+    registered in this process)."""
     return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(context),
-                               initializer=fix_threads, initargs=(1,))
+                               initializer=_start_worker, initargs=(setup,))
 
 
 __all__ = ["THREAD_VARIABLES", "fix_threads", "process_pool"]

@@ -264,6 +264,16 @@ def test_a_tournament_of_the_toy_game(tmp_path):
     assert json.loads((out / "tournament.json").read_text())["game"] == "sealedlots"
 
 
+def test_worker_processes_know_the_games_registered_in_this_one():
+    """A pool's workers start from a fresh interpreter (spawn, forkserver): the registry goes with them."""
+    from gemenvs.arena.tournament import make_spec, run_tournament
+
+    spec, _ = make_spec("sealedlots", ["random", "value"], games=8, options={"num_players": 2})
+    one, _, _ = run_tournament(spec, progress=False)
+    two, _, _ = run_tournament(spec, progress=False, workers=2)
+    assert [(r.agent, r.wins, r.games) for r in two] == [(r.agent, r.wins, r.games) for r in one]
+
+
 def test_search_agents_use_the_entrys_rollout_baseline():
     from gemenvs.agents.search import _rollout_policy
 
@@ -278,9 +288,9 @@ def test_a_tiny_sb3_run_of_the_toy_game(tmp_path):
 
     cfg = load_config(None, [
         f"run_root={tmp_path}", "name=toy", "backend=sb3", "env.id=toy/SealedLots-v0", "env.options={}", "seed=1",
-        "total_timesteps=512", "n_envs=1", "checkpoint_every=0", "progress_bar=false", "ppo.n_steps=256",
+        "total_timesteps=512", "n_envs=2", "vec_env=subproc", "checkpoint_every=0", "progress_bar=false", "ppo.n_steps=256",
         "ppo.batch_size=128", "ppo.n_epochs=1", "ppo.net_arch=[16]", "pool.snapshot_every=0", "eval.every=0",
-        "eval.final_games=4", "eval.workers=1", "pretrain.teacher=null"])
+        "eval.final_games=4", "eval.workers=2", "pretrain.teacher=null"])
     assert cfg.pool.baselines == ["random", "value"]  # the entry's baselines
     run = train(cfg)
     results = json.loads((run / "results.json").read_text())["results"]

@@ -37,6 +37,7 @@ from stable_baselines3.common.vec_env import (
 
 from gemenvs.arena.pool import PoolOpponents
 from gemenvs.arena.single_agent import SingleAgentEnv
+from gemenvs.core.entry import registry_state, restore_registry
 from gemenvs.files import write_file
 
 # ----------------------------------------------------------------------------- environments
@@ -47,8 +48,10 @@ class _EnvFactory:
     def __init__(self, cfg: TrainConfig):
         self.env_cfg, self.seat_mix, self.threads = cfg.env, cfg.pool.seat_mix, cfg.torch_threads
         self.gamma = cfg.ppo.gamma  # the shaping's discount is the learner's own
+        self.registry = registry_state()  # (a worker process knows the games this one registered)
 
     def __call__(self):
+        restore_registry(self.registry)
         torch.set_num_threads(self.threads)
         env = SingleAgentEnv(self.env_cfg.id, opponents=PoolOpponents(seat_mix=self.seat_mix),
                              learner_seat=self.env_cfg.learner_seat, reward=self.env_cfg.reward,

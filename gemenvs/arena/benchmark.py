@@ -43,10 +43,9 @@ import argparse
 import csv
 import hashlib
 import json
-import multiprocessing as mp
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -57,6 +56,8 @@ from gemenvs.arena.resolve import AgentSpecError, resolve_agent
 from gemenvs.arena.tournament import (
     TournamentError, agent_seed, make_raw_env, mean_interval, progress_bar,
 )
+from gemenvs.core.entry import carry_registry
+from gemenvs.workers import process_pool
 
 
 @dataclass(frozen=True)
@@ -237,7 +238,7 @@ def run_benchmark(bench: Benchmark, policies: Sequence[str], deals: int | None =
                 results[job] = _play_cell(bench.name, job[0], job[1], [job[2]], greedy)
                 bar.update(len(results[job]))
         else:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+            with process_pool(workers, "spawn", setup=carry_registry()) as pool:
                 futures = {pool.submit(_play_cell, bench.name, p, c, [k], greedy): (p, c, k) for p, c, k in jobs}
                 for fut in as_completed(futures):
                     results[futures[fut]] = fut.result()
@@ -396,28 +397,6 @@ class CountGames:
 
     def __getattr__(self, name: str):
         return getattr(self._env, name)
-
-
-def map_games(workers: int, fn, *iterables, sizes: Sequence[int], desc: str, progress: bool | None = None) -> list:
-    """``list(map(fn, *iterables))`` over ``workers`` processes (in this process for one, as
-    :func:`gemenvs.arena.match.map_in_processes`), with a bar of games on stderr that moves on by
-    ``sizes[k]`` when task ``k`` is done (see :func:`gemenvs.arena.tournament.progress_bar`)."""
-    tasks = list(zip(*iterables))
-    if len(sizes) != len(tasks):
-        raise ValueError(f"map_games: {len(sizes)} sizes for {len(tasks)} tasks")
-    out: list = [None] * len(tasks)
-    with progress_bar(sum(sizes), desc, progress, leave=False) as bar:
-        if workers <= 1:
-            for k, args in enumerate(tasks):
-                out[k] = fn(*args)
-                bar.update(sizes[k])
-        else:
-            with ProcessPoolExecutor(workers) as pool:
-                futures = {pool.submit(fn, *args): k for k, args in enumerate(tasks)}
-                for fut in as_completed(futures):
-                    out[futures[fut]] = fut.result()
-                    bar.update(sizes[futures[fut]])
-    return out
 
 
 # ----------------------------------------------------------------------------- command line

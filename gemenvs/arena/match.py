@@ -98,7 +98,9 @@ def map_in_processes(workers: int, fn: Callable, *iterables) -> list:
     if workers <= 1:
         return list(map(fn, *iterables))
     from gemenvs.workers import process_pool
-    with process_pool(workers) as pool:
+    from gemenvs.core.entry import carry_registry
+
+    with process_pool(workers, setup=carry_registry()) as pool:
         return list(pool.map(fn, *iterables))
 
 

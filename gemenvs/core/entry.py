@@ -304,4 +304,28 @@ def entry_of(game: Game | type[Game]) -> GameEntry:
                      f"known games: {', '.join(_REGISTRY) or 'none'}")
 
 
-__all__ = ["RANDOM_AGENT", "TEXT_PAINTER", "GameEntry", "entries", "entry", "entry_of", "env_functions", "register"]
+# ----------------------------------------------------------------------------- worker processes
+
+def registry_state() -> tuple[dict, ...]:
+    """The fields of every registered entry, picklable (classes and functions by reference): what a worker
+    process started fresh (spawn, forkserver, a Ray actor) hands to :func:`restore_registry`."""
+    return tuple({f: dict(v) if isinstance(v, MappingProxyType) else v
+                  for f in e.__dataclass_fields__ for v in [getattr(e, f)]} for e in _REGISTRY.values())
+
+
+def restore_registry(state: tuple[dict, ...]) -> None:
+    """Register the entries of ``state`` (:func:`registry_state`) that this process has not registered yet,
+    so a worker knows the games its parent knew, a user's own among them."""
+    for fields in state:
+        if fields["game_class"].name not in _REGISTRY:
+            register(GameEntry(**fields))
+
+
+def carry_registry() -> tuple:
+    """``(restore_registry, (registry_state(),))``: the set-up of a pool's workers
+    (:func:`gemenvs.workers.process_pool`'s ``setup``)."""
+    return restore_registry, (registry_state(),)
+
+
+__all__ = ["RANDOM_AGENT", "TEXT_PAINTER", "GameEntry", "carry_registry", "entries", "entry", "entry_of",
+           "env_functions", "register", "registry_state", "restore_registry"]
