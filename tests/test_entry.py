@@ -122,7 +122,7 @@ def test_every_table_is_read_from_the_entries():
 
 def test_the_core_imports_nothing_above_it():
     """gemenvs.core names the layers above it only in strings (entry points), never in an import."""
-    above = ("gemenvs.pictures", "gemenvs.agents", "gemenvs.training", "gemenvs.wrappers", "gemenvs.megagem",
+    above = ("gemenvs.pictures", "gemenvs.arena", "gemenvs.agents", "gemenvs.training", "gemenvs.megagem",
              "gemenvs.gem", "gemenvs.gemjam", "gemenvs.cli", "gemenvs.play")
     for path in sorted((ROOT / "gemenvs" / "core").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):

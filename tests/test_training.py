@@ -23,7 +23,6 @@ from gemenvs.agents.base import BaseAgent  # noqa: E402
 from gemenvs.agents.policy import PolicyAgent, PolicyLoadError  # noqa: E402
 from gemenvs.megagem_v0 import env as megagem_env  # noqa: E402
 from gemenvs.training.config import ConfigError, load_config  # noqa: E402
-from gemenvs.wrappers.registration import register_gymnasium  # noqa: E402
 from gemenvs.arena.single_agent import SingleAgentEnv  # noqa: E402
 
 ENV_ID = "gemenvs/MegaGem-v0"
@@ -95,7 +94,6 @@ def test_learner_gets_its_own_reward_when_it_loses(seat, reward):
 def test_check_env_and_gymnasium_make():
     from gymnasium.utils.env_checker import check_env
 
-    register_gymnasium()
     env = gymnasium.make(ENV_ID, num_players=4, opponents="random")
     spec = megagem_env().unwrapped.observation_spec
     assert env.observation_space.shape == (spec.size,) and env.action_space.n == 91
