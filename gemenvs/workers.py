@@ -41,8 +41,8 @@ def _start_worker(setup) -> None:
 
 def process_pool(workers: int, context: str = "forkserver", setup: tuple | None = None) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes, each with one BLAS / OpenMP / torch thread (:func:`fix_threads`), that
-    first run ``setup`` (``(function, args)``, e.g. :func:`gemenvs.core.entry.carry_registry`: the games
-    registered in this process)."""
+    first run ``setup`` (``(function, args)``, as :func:`gemenvs.core.entry.game_pool` does to register
+    this process's games)."""
     return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(context),
                                initializer=_start_worker, initargs=(setup,))
 

@@ -45,8 +45,7 @@ from gemenvs.core.rewards import terminal_rewards
 from gemenvs.training.budget import TimeLimit, count
 from gemenvs.arena.resolve import resolve_agent
 from gemenvs.arena.single_agent import make_aec_env
-from gemenvs.core.entry import carry_registry
-from gemenvs.workers import process_pool
+from gemenvs.core.entry import game_pool
 
 #: teacher games per unit of work: the progress bar moves, and the time limit is checked, once a chunk
 CHUNK_GAMES = 25
@@ -219,7 +218,7 @@ def collect(env_id: str, options: dict, teacher: str, games: int, seed: int = 0,
                 if not allowed():
                     break
         else:
-            with process_pool(workers, setup=carry_registry()) as pool:
+            with game_pool(workers) as pool:
                 futures = {pool.submit(_play_games, *args, chunk, student, features): k
                            for k, chunk in enumerate(chunks)}
                 for future in as_completed(futures):

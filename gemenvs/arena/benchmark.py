@@ -56,8 +56,7 @@ from gemenvs.arena.resolve import AgentSpecError, resolve_agent
 from gemenvs.arena.tournament import (
     TournamentError, agent_seed, make_raw_env, mean_interval, progress_bar,
 )
-from gemenvs.core.entry import carry_registry
-from gemenvs.workers import process_pool
+from gemenvs.core.entry import game_pool
 
 
 @dataclass(frozen=True)
@@ -238,7 +237,7 @@ def run_benchmark(bench: Benchmark, policies: Sequence[str], deals: int | None =
                 results[job] = _play_cell(bench.name, job[0], job[1], [job[2]], greedy)
                 bar.update(len(results[job]))
         else:
-            with process_pool(workers, "spawn", setup=carry_registry()) as pool:
+            with game_pool(workers, "spawn") as pool:
                 futures = {pool.submit(_play_cell, bench.name, p, c, [k], greedy): (p, c, k) for p, c, k in jobs}
                 for fut in as_completed(futures):
                     results[futures[fut]] = fut.result()

@@ -28,8 +28,7 @@ from gemenvs.arena.lockstep import run_match_lockstep
 from gemenvs.arena.match import MatchResult
 from gemenvs.arena.resolve import agent_label, resolve_agent
 from gemenvs.arena.single_agent import make_aec_env
-from gemenvs.core.entry import carry_registry
-from gemenvs.workers import process_pool
+from gemenvs.core.entry import game_pool
 
 #: seat rotations per block of evaluation games at most (a block is the unit of the progress bar and of the workers)
 BLOCK_ROTATIONS = 10
@@ -126,7 +125,7 @@ def evaluate(focal: Agent, env_id: str, options: dict, opponents: list[str], gam
                 parts[j] = _play_block(env_id, opts, focal, opp, k, s, f)
                 bar.update(k)
         else:
-            with process_pool(workers, setup=carry_registry()) as pool:
+            with game_pool(workers) as pool:
                 futures = {pool.submit(_play_block, env_id, opts, focal, opp, k, s, f): j
                            for j, (_, opts, opp, k, s, f) in enumerate(jobs)}
                 for future in as_completed(futures):

@@ -97,10 +97,9 @@ def map_in_processes(workers: int, fn: Callable, *iterables) -> list:
     so scripts loaded from a file path can run it in tests)."""
     if workers <= 1:
         return list(map(fn, *iterables))
-    from gemenvs.workers import process_pool
-    from gemenvs.core.entry import carry_registry
+    from gemenvs.core.entry import game_pool
 
-    with process_pool(workers, setup=carry_registry()) as pool:
+    with game_pool(workers) as pool:
         return list(pool.map(fn, *iterables))
 
 

@@ -62,7 +62,7 @@ import numpy as np
 
 from gemenvs.arena.match import play_engine_game, wilson_interval
 from gemenvs.arena.resolve import AgentSpecError, agent_label, resolve_agent
-from gemenvs.core.entry import carry_registry
+from gemenvs.core.entry import game_pool
 from gemenvs.core.replay import replay_game
 from gemenvs.files import (
     FileProblem,
@@ -75,7 +75,6 @@ from gemenvs.files import (
     remove_file,
     write_file,
 )
-from gemenvs.workers import process_pool
 
 #: files a tournament writes into ``--out`` (nothing else there is touched)
 OUT_FILES = ("tournament.json", "results.jsonl", "leaderboard.md", "leaderboard.csv", "head_to_head.csv",
@@ -447,7 +446,7 @@ def run_games(spec: TournamentSpec, done: dict[int, dict] | None = None, workers
             for chunk in chunks:
                 take(_play_many(spec, chunk))
         else:
-            with process_pool(workers, "spawn", setup=carry_registry()) as pool:
+            with game_pool(workers, "spawn") as pool:
                 for fut in as_completed([pool.submit(_play_many, spec, chunk) for chunk in chunks]):
                     take(fut.result())
     finally:

@@ -130,9 +130,7 @@ class GameEntry:
         """Pickled as a registry look-up when registered, else field by field."""
         if _REGISTRY.get(self.name) is self:
             return entry, (self.env_id,)
-        fields = {f: getattr(self, f) for f in self.__dataclass_fields__}
-        fields["baselines"], fields["families"] = dict(self.baselines), dict(self.families)
-        return _rebuild, (fields,)
+        return _rebuild, (_fields(self),)
 
     @property
     def name(self) -> str:
@@ -173,6 +171,13 @@ class GameEntry:
     def env_functions(self) -> SimpleNamespace:
         """The game's environments: ``raw_env``, ``env``, ``parallel_raw_env``, ``parallel_env`` (see :func:`env_functions`)."""
         return env_functions(self)
+
+
+def _fields(e: GameEntry) -> dict:
+    """The fields of ``e`` as picklable plain values (its read-only mappings as dicts)."""
+    fields = {f: getattr(e, f) for f in e.__dataclass_fields__}
+    fields["baselines"], fields["families"] = dict(e.baselines), dict(e.families)
+    return fields
 
 
 def _rebuild(fields: dict) -> GameEntry:
@@ -309,8 +314,7 @@ def entry_of(game: Game | type[Game]) -> GameEntry:
 def registry_state() -> tuple[dict, ...]:
     """The fields of every registered entry, picklable (classes and functions by reference): what a worker
     process started fresh (spawn, forkserver, a Ray actor) hands to :func:`restore_registry`."""
-    return tuple({f: dict(v) if isinstance(v, MappingProxyType) else v
-                  for f in e.__dataclass_fields__ for v in [getattr(e, f)]} for e in _REGISTRY.values())
+    return tuple(_fields(e) for e in _REGISTRY.values())
 
 
 def restore_registry(state: tuple[dict, ...]) -> None:
@@ -321,11 +325,13 @@ def restore_registry(state: tuple[dict, ...]) -> None:
             register(GameEntry(**fields))
 
 
-def carry_registry() -> tuple:
-    """``(restore_registry, (registry_state(),))``: the set-up of a pool's workers
-    (:func:`gemenvs.workers.process_pool`'s ``setup``)."""
-    return restore_registry, (registry_state(),)
+def game_pool(workers: int, context: str = "forkserver"):
+    """A :func:`gemenvs.workers.process_pool` whose workers first register the games registered here (a
+    user's own among them): the pool of every tool that plays games in other processes."""
+    from gemenvs.workers import process_pool
+
+    return process_pool(workers, context, setup=(restore_registry, (registry_state(),)))
 
 
-__all__ = ["RANDOM_AGENT", "TEXT_PAINTER", "GameEntry", "carry_registry", "entries", "entry", "entry_of",
-           "env_functions", "register", "registry_state", "restore_registry"]
+__all__ = ["RANDOM_AGENT", "TEXT_PAINTER", "GameEntry", "entries", "entry", "entry_of",
+           "env_functions", "game_pool", "register", "registry_state", "restore_registry"]
