@@ -97,6 +97,37 @@ def test_env_adapter_plays_whole_games(env_id):
     assert labels == {"random", "league"}
 
 
+def _env_runner_plays_one_game(config: dict) -> int:
+    """What an env runner does first, in a fresh process: build the env from its env_config, then play."""
+    from gemenvs.training.rllib_env import GemenvsMultiAgentEnv
+
+    env = GemenvsMultiAgentEnv(config)
+    obs, _ = env.reset(seed=0)
+    steps, done = 0, False
+    while not done:
+        (agent, o), = obs.items()
+        obs, _, term, trunc, _ = env.step({agent: int(np.flatnonzero(o["action_mask"])[0])})
+        steps, done = steps + 1, term["__all__"] or trunc["__all__"]
+    return steps
+
+
+def test_env_runners_know_the_games_registered_in_the_driver():
+    """An env runner is a fresh process: the env_config carries the driver's registry, the toy game among it."""
+    pytest.importorskip("ray.rllib")
+    import multiprocessing
+
+    from gemenvs.training.rllib_backend import env_config
+
+    cfg = load_config(None, ["backend=rllib", "env.id=toy/SealedLots-v0", "env.options={num_players: 3}",
+                             "pool.baselines=[random]", "pretrain.teacher=null"])
+    config = env_config(cfg)
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        without = {k: v for k, v in config.items() if k != "registry"}
+        with pytest.raises(Exception, match="toy"):
+            pool.apply(_env_runner_plays_one_game, (without,))
+        assert pool.apply(_env_runner_plays_one_game, (config,)) > 0
+
+
 def test_map_agent_is_a_pure_function_of_the_episode():
     pytest.importorskip("ray.rllib")
     from gemenvs.training.rllib_backend import map_agent

@@ -45,6 +45,7 @@ from gemenvs.training.config import ConfigError, TrainConfig
 from gemenvs.training.learner import Learner
 
 from gemenvs.arena.pool import pool_baselines
+from gemenvs.core.entry import registry_state
 
 try:
     import ray
@@ -131,7 +132,8 @@ def env_config(cfg: TrainConfig) -> dict:
     """RLlib's ``env_config`` for :class:`GemenvsMultiAgentEnv`."""
     return {"env_id": cfg.env.id, "options": dict(cfg.env.options), "reward": cfg.env.reward,
             "baselines": baselines(cfg), "baseline_share": baseline_share(cfg),
-            "seat_mix": cfg.pool.seat_mix, "learner_seat": cfg.env.learner_seat}
+            "seat_mix": cfg.pool.seat_mix, "learner_seat": cfg.env.learner_seat,
+            "registry": registry_state()}
 
 
 def train_batch_size(cfg: TrainConfig) -> int:

@@ -30,6 +30,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from gemenvs.arena.resolve import resolve_agent
 from gemenvs.arena.single_agent import check_learner_seat, make_aec_env
+from gemenvs.core.entry import restore_registry
 
 FOCAL = "focal"
 #: the label of an episode whose opponents are RLlib policies (main or its frozen versions)
@@ -47,12 +48,14 @@ class GemenvsMultiAgentEnv(MultiAgentEnv):
     ``config`` (RLlib's ``env_config``): ``env_id``, ``options`` (game options), ``reward``
     (``win``/``score``/``rank``/``margin``), ``baselines`` (names played inside the env),
     ``baseline_share`` (in [0, 1]), ``seat_mix`` (``same`` or ``per_seat``), ``learner_seat``
-    (the focal seat, or None to draw it).
+    (the focal seat, or None to draw it), ``registry`` (:func:`gemenvs.core.entry.registry_state` of the driver:
+    an env runner is a fresh process, and registers the driver's games, a user's own among them, first).
     """
 
     def __init__(self, config: dict | None = None):
         super().__init__()
         c = dict(config or {})
+        restore_registry(c.get("registry", ()))
         self.aec = make_aec_env(c.get("env_id", "gemenvs/MegaGem-v0"), reward=c.get("reward", "win"),
                                 **c.get("options", {}))
         self.raw = self.aec.unwrapped
