@@ -193,8 +193,7 @@ class GemJamLookaheadAgent(GemJamRuleAgent):
 
     With ``policy`` (a trained :class:`~gemenvs.agents.policy.PolicyAgent` for this game) the policy
     takes the rule agent's place everywhere: its most likely legal action is the choice where nothing
-    is searched and on ties, and it plays every seat in the rollouts (a search around a trained policy;
-    ``docs/results.md`` measures it).
+    is searched and on ties, and it plays every seat in the rollouts (a search around a trained policy).
 
     Like :class:`~gemenvs.agents.search.ISMCTSAgent` it needs the engine state
     (``needs_state = True``; the match runner hands it over) and reads it only through

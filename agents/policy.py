@@ -178,7 +178,7 @@ class PolicyAgent(BaseAgent):
         return self._forward(self._inputs(x, action_mask))
 
     #: one observation with at most this share of nonzero inputs is multiplied by the first layer's rows of its
-    #: nonzero inputs only (a Gem Jam observation has about 110 of 3,187: three times faster than the full product)
+    #: nonzero inputs only (a Gem Jam observation has about 110 of 3,187: much less work than the full product)
     SPARSE_SHARE = 0.25
 
     def _forward(self, x: np.ndarray) -> np.ndarray:
@@ -419,9 +419,9 @@ class PolicyAgent(BaseAgent):
 
 #: SB3 zip members read as state dicts (each a torch-saved dict of tensors)
 _STATE_DICT_NAMES = ("policy", "policy.optimizer")
-# The caps of a model file (guards against zip bombs). Our largest models are about 10 MB; the limits of
-# ppo.net_arch (at most 4 hidden layers of at most 1024) keep a Gem Jam policy.pth under 60 MB and its
-# optimizer state under 120 MB.
+# The caps of a model file (guards against zip bombs). A model of the shipped configs is at most about
+# 10 MB; the limits of ppo.net_arch (at most 4 hidden layers of at most 1024) keep a Gem Jam policy.pth
+# under 60 MB and its optimizer state under 120 MB.
 #: the most bytes one member read from a model file may expand to
 MAX_MEMBER_BYTES = 128 * 2**20
 #: the most bytes the members read from one model file may expand to in all (a zip's data and state dicts,

@@ -1,4 +1,4 @@
-"""Is a one-turn lookahead stronger than GemJamRuleAgent? GemJamLookaheadAgent against two rule agents (issue 9).
+"""Is a one-turn lookahead stronger than GemJamRuleAgent? GemJamLookaheadAgent against two rule agents.
 
 Each row plays ``--games`` 3-player games of its agent against two GemJamRuleAgents on the engine,
 seeds ``--seed`` .. ``--seed + games - 1`` (the same deals for every row: common random numbers), its
@@ -43,7 +43,7 @@ ROWS = {
     "lookahead_play": {"decisions": ("play",)},
     "lookahead_2turns": {"turns": 2},
     "lookahead_keep3": {"keep": 3},
-    # the win model's earlier weights: v1 without the hand and Vault features (1,500 games), v2 with them
+    # other weights of the win model: v1 without the hand and Vault features (fit on 1,500 games), v2 with them
     "lookahead_v1": {"weights": (0.381, 0.660, 2.699, 0.129, -0.030, 0.163, -0.092, 0.487, 0.030, 0.033, 0.273, 0.147,
                                  0, 0, 0, 0, 0, 0, 0, 0)},
     "lookahead_v2": {"weights": (0.397, 0.664, 2.684, 0.142, -0.036, 0.172, -0.096, 0.511, -0.009, 0.014, 0.282, 0.155,

@@ -1,8 +1,8 @@
 """Learner steps per second: the RLlib backend at 1, 2 and 4 env runners beside the SB3 path, same config.
 
 Every point is one ``gemenvs-train`` run of the same YAML config (default: the MegaGem SB3
-config ``configs/megagem/selfplay_sb3.yaml``, what ``make train`` ran before backend lean) for ``--seconds`` of training, periodic evaluation and checkpoints off, in its own
-process, one after the other:
+config ``configs/megagem/selfplay_sb3.yaml``) for ``--seconds`` of training, periodic evaluation and
+checkpoints off, in its own process, one after the other:
 
 * ``sb3``: the config as it is (MaskablePPO; for MegaGem its ``n_envs`` games on the batched engine);
 * ``rllib N``: ``backend=rllib rllib.num_env_runners=N`` (PPO with the same ``ppo`` settings, the

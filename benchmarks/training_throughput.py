@@ -11,18 +11,17 @@ short warm-up:
   with the same step semantics is used here.
 * ``MegaGem, tutorial setup``: the same defaults and one in-process environment, on the
   gemenvs single-learner wrapper against three RandomAgents.
-* ``MegaGem, SB3 config``: ``configs/megagem/selfplay_sb3.yaml`` (the default config before backend
-  lean and the tuned-bidder warm start; its PPO settings, ``n_envs``,
-  the baseline opponents of its pool, sampled uniformly), without the periodic evaluations, on
-  both environment paths: ``vec_env=subproc`` (``n_envs`` SubprocVecEnv workers of
-  ``SingleAgentEnv``, the path before the batched engine) and ``vec_env=batched`` (``n_envs``
-  games of the batched engine in the training process: ``gemenvs.arena.batched_selfplay``, what
-  ``make train`` ran before backend lean).
+* ``MegaGem, SB3 config``: ``configs/megagem/selfplay_sb3.yaml`` (MaskablePPO, ``--config``: its PPO
+  settings, ``n_envs``, the baseline opponents of its pool, sampled uniformly), without the
+  periodic evaluations, on both environment paths: ``vec_env=subproc`` (``n_envs``
+  SubprocVecEnv workers of ``SingleAgentEnv``, one process per environment) and
+  ``vec_env=batched`` (``n_envs`` games of the batched engine in the training process:
+  ``gemenvs.arena.batched_selfplay``).
 * ``--wide N`` adds the batched path with N games and ``ppo.n_steps`` scaled to keep the same
   rollout (``n_steps * n_envs``) and minibatches: not the shipped config, a measure of what
   more games in lockstep buy.
 * ``backend lean`` (``gemenvs.training.lean_ppo``, the single-file masked PPO on torch): the
-  default config's settings with the lean learner in lockstep (the same games, rollout and
+  SB3 config's settings with the lean learner in lockstep (the same games, rollout and
   minibatches as the SB3 row: what SB3's own machinery costs), ``--lean-config``
   (``configs/megagem/selfplay_lean.yaml``: 2048 games stepped by engine rounds), and the same with
   ``lean.overlap=true`` (each PPO update in a background thread while the next rollout is collected;
@@ -37,7 +36,7 @@ learner decisions collected and trained on (SB3's ``time/fps``).
 
     python benchmarks/training_throughput.py                 # 20k steps per setup (60k for the lean rows)
     python benchmarks/training_throughput.py --steps 50000 --config configs/megagem/selfplay_sb3.yaml --wide 64
-    python benchmarks/training_throughput.py --only lean      # the lean rows beside the default config's and
+    python benchmarks/training_throughput.py --only lean      # the lean rows beside the SB3 config's and
                                                               # the connect_four tutorial setup's (both ratios)
 """
 from __future__ import annotations
@@ -280,7 +279,7 @@ def main() -> None:
           f"{platform.python_version()}\n")
     first = rows[1][1].fps if args.only == "lean" else rows[0][1].fps
     label = {None: "vs connect_four tutorial", "tutorials": "vs connect_four tutorial", "config": "vs vec_env=subproc",
-             "lean": "vs the default config (SB3, batched)"}[args.only]
+             "lean": "vs the SB3 config (batched)"}[args.only]
     print(f"| setup | steps/s | {label} | time: env / rest of rollout / PPO update |\n|---|---|---|---|")
     for name, m in rows:
         print(f"| {name} | {m.fps:,.0f} | {m.fps / first:.2f}x | {m.shares()} |")
@@ -291,13 +290,13 @@ def main() -> None:
         else:
             tutorial, batched = rows[0][1].fps, rows[1][1].fps
         lean, overlap = rows[-2][1].fps, rows[-1][1].fps
-        print(f"lean ({args.lean_config}) vs the connect_four tutorial setup: {lean / tutorial:.2f}x "
-              f"(target 10x); vs the default config (SB3, batched): {lean / batched:.2f}x (target 10x)")
+        print(f"lean ({args.lean_config}) vs the connect_four tutorial setup: {lean / tutorial:.2f}x; "
+              f"vs the SB3 config (batched): {lean / batched:.2f}x")
         print(f"lean.overlap=true vs lean.overlap=false, same config, same run: {overlap / lean:.2f}x; vs the connect_four "
-              f"tutorial setup: {overlap / tutorial:.2f}x; vs the default config (SB3, batched): {overlap / batched:.2f}x")
-        if args.only is None:  # the default config as it ran when issue 11 was filed: SB3 over SubprocVecEnv workers
-            print(f"lean vs the default config on the per-process path (SB3 over SubprocVecEnv, the path before the "
-                  f"batched engine): {lean / subproc:.2f}x; with lean.overlap=true: {overlap / subproc:.2f}x")
+              f"tutorial setup: {overlap / tutorial:.2f}x; vs the SB3 config (batched): {overlap / batched:.2f}x")
+        if args.only is None:  # the SB3 config on the per-process path: SubprocVecEnv workers
+            print(f"lean vs the SB3 config on the per-process path (SubprocVecEnv workers, one process per "
+                  f"environment): {lean / subproc:.2f}x; with lean.overlap=true: {overlap / subproc:.2f}x")
 
 
 if __name__ == "__main__":

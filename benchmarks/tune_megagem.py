@@ -6,7 +6,7 @@ weights of :class:`gemenvs.agents.megagem.tuned.ParametricBidder` in units of ea
 within each weight's bounds.
 
 **Fitness** of a candidate, over the games of a generation spread evenly over the player counts
-(``--players``, default 4, the acceptance's count) and value charts (``--charts``, default A-E):
+(``--players``, default 4) and value charts (``--charts``, default A-E):
 
 - ``--games`` field games (default 270): the candidate in a random seat, every other seat drawn from
   ``--field`` (default ``heuristic:3,truthful:1,hall:1``: HeuristicBidder, TruthfulAgent, and the
@@ -19,11 +19,11 @@ within each weight's bounds.
 
   fitness = (1 - W) * F + W * T,   W = ``--exploit-weight`` (default 0.7; 0: F alone)
 
-Its maximum asks for both targets of issue 12: beat fields of HeuristicBidders (F) and hold a
-HeuristicBidder to a low share at a table of the candidate (T rises as H falls), i.e. a bidder that
-does not overbid copies of itself. At 4 players dT = -dH / 3, so with W = 0.7 one point of F is
-worth 0.3 / (0.7 / 3) = 1.3 points of H. (Without table games, a candidate tuned on F alone reached
-39.9% against three HeuristicBidders but let one HeuristicBidder win 39.4% against three copies.)
+Its maximum asks for two things: beat fields of HeuristicBidders (F) and hold a HeuristicBidder
+to a low share at a table of the candidate (T rises as H falls), i.e. a bidder that does not
+overbid copies of itself. At 4 players dT = -dH / 3, so with W = 0.7 one point of F is worth
+0.3 / (0.7 / 3) = 1.3 points of H. The table games are there because F alone rewards a bidder
+that beats HeuristicBidders while one HeuristicBidder still beats a table of its copies.
 
 **Common random numbers**: every candidate of a generation plays the same games (seeds, seats,
 fields, tables); each generation draws new games. Two extra reference players are scored on the
@@ -42,15 +42,15 @@ continued (CMA-ES is rebuilt from its seed by replaying every logged generation'
 pickle); ``--budget-min`` is the wall time of this invocation. The configuration is ``--games``,
 ``--table-games``, ``--exploit-weight``, ``--popsize``, ``--sigma0``, ``--players``, ``--charts``,
 ``--field``, ``--hall``, ``--tune``, ``--start`` and ``--seed``: a different one with an existing state
-is an error naming the differing settings (choose another ``--state``). States from before candidate
-tables resume as ``--table-games 0 --exploit-weight 0``.
+is an error naming the differing settings (choose another ``--state``). A state that records no
+candidate-table settings resumes as ``--table-games 0 --exploit-weight 0``.
 
 **Budget.** A generation stops the run when starting another would pass ``--budget-min``. The
-default generation is (14 candidates + 2 references) x (270 + 180) games = 7,200 4-player games; at
-8-14 ms per game per core (measured on the loaded 2-core machine), 2 workers play a generation in
-30-50 s, so the default 35 minutes runs about 40-65 generations (about 45 expected).
+default generation is (14 candidates + 2 references) x (270 + 180) games = 7,200 4-player games;
+how many generations fit in the budget depends on the machine and ``--workers`` (the log and
+``generations.jsonl`` give each generation's wall time).
 
-    # the acceptance run (35 minutes, 2 workers; players 4 only), resumable with the same command:
+    # the default run (35 minutes, 2 workers; players 4 only), resumable with the same command:
     python benchmarks/tune_megagem.py --budget-min 35 --workers 2
     # it writes the 4-player entry of agents/data/megagem_tuned.json (the 3- and 5-player entries are
     # kept); then check it:
@@ -520,7 +520,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--sigma0", type=float, default=1.0, help="initial step size, in weight steps (default 1)")
     ap.add_argument("--players", default="4",
                     help="comma-separated player counts of the fitness games; the weights are written for each "
-                         "(default 4: the acceptance's count)")
+                         "(default 4)")
     ap.add_argument("--charts", default="ABCDE", help="value charts of the fitness games (default ABCDE)")
     ap.add_argument("--field", default="heuristic:3,truthful:1,hall:1",
                     help="field games' opponent kinds with relative weights, drawn per seat "

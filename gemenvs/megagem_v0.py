@@ -19,7 +19,7 @@ observation slots (`env.observation_spec`) and action ids.
 `num_players` (3-5, default 4), `value_chart` ("A"-"E" or "random"), `tie_break` ("rulebook" or
 "queue"), `reveal_after` ("every_auction" or "treasure_only"), `two_pairs` ("any" or
 "distinct"), `public_bids` (bool), `reward` ("win", "score", "rank", "margin"),
-`illegal_action` ("raise" or "terminate"), `render_mode` ("ansi", "human" or None).
+`illegal_action` ("raise" or "terminate"), `render_mode` ("ansi", "human", "rgb_array" or None).
 
 ## Actions
 Named ranges (`env.unwrapped.action_spec`): `bid[k]`, ids `0..max_bid`, bids k coins (max_bid =
@@ -35,9 +35,8 @@ end carry `score`, `score_breakdown` (coins, gems, missions, loans, investments,
 `scores` and `winners`.
 
 ## Version history
-* v0: first release. Since the shared engine core: forced decisions are played by the engine
-  (and logged in ``state.log``) instead of being put to the agent; rules, spaces and
-  observations unchanged.
+* v0: first release. Forced decisions are played by the engine (and logged in ``state.log``),
+  never put to an agent.
 """
 from gemenvs.megagem import ENTRY
 

@@ -133,7 +133,7 @@ class Screen:
         if not line:
             self.stdout.write("\n")
             raise EOFError
-        if not self.interactive:  # echo scripted answers, so a transcript reads like a session
+        if not self.interactive:  # echo scripted answers, so a transcript reads like a game typed at the keyboard
             self.stdout.write(line if line.endswith("\n") else line + "\n")
         return line.rstrip("\r\n")
 
@@ -402,7 +402,8 @@ def card_manifest(game: Game):
     return manifest
 
 
-#: rule references in the engine's card texts, left out of what a player reads: ``(S-36, S-150)``, ``§12``
+#: bracketed cross-references a card text may carry (codes such as ``S-36`` or a section sign and number), left
+#: out of what a player reads
 _REF = r"(?:§\d+|[A-Z]-[0-9A-Z]+(?:\.\.[A-Z]-[0-9A-Z]+)?|GEMJAM-SETTLED \d+)"
 _REF_ONLY = re.compile(rf"\s*\({_REF}(?:,\s*{_REF})*\)")
 _REF_IN = re.compile(rf",\s*{_REF}(?=\s*[,)])")

@@ -339,12 +339,12 @@ def test_states_from_before_candidate_tables_resume_as_without_them(tmp_path):
         tune.load_state(path, {**config, "table_games": 5, "exploit_weight": 0.5})
 
 
-def test_evaluation_script_prints_the_acceptance_table(capsys):
+def test_evaluation_script_prints_the_table_with_its_thresholds(capsys):
     ev = _script("megagem_tuned_eval")
     assert ev.main(["--games", "2", "--charts", "AB", "--workers", "1"]) == 0
     out = capsys.readouterr().out
     assert "tuned vs 3 x heuristic" in out and "heuristic vs 3 x tuned" in out
-    assert out.count("| all | 4 |") == 2 and "target >= 40%" in out and "target <= 20%" in out
+    assert out.count("| all | 4 |") == 2 and "threshold >= 40%" in out and "threshold <= 20%" in out
 
 
 def test_docs_table_lists_every_weight_as_defined():

@@ -12,13 +12,13 @@ null are filled in from the game of ``env.id`` (``<game>_selfplay`` and every ba
 the baselines of the game's entry), and ``env.options`` defaults to none (the game's own).
 
 Why the type checks are written by hand (about 120 lines) rather than with OmegaConf structured
-configs: OmegaConf 2.4.0 was tried (it handles ``Literal``, ``X | None`` and suggests keys) and
-made the errors worse for this config: ``overwrite: 3`` or ``overwrite: yes`` silently become
+configs: OmegaConf 2.4 handles ``Literal``, ``X | None`` and suggests keys, but it makes the errors
+worse for this config: ``overwrite: 3`` or ``overwrite: yes`` silently become
 ``True`` (for the one option that deletes a folder), ``ppo.net_arch=64`` reports "AnyNode is not a
 ListConfig, TupleConfig, list, or tuple", a scalar given for a section reports "Merge error: int
 is not a subclass of PPOConfig" without the key, messages span four lines with internal type
 names, and strings are interpolated (``name: ${oc.env:HOME}`` becomes ``/root``). Wrapping those
-would have cost as many lines as it saved.
+would cost as many lines as it saves.
 """
 from __future__ import annotations
 
@@ -243,9 +243,9 @@ class LeanConfig:
     rollout: Literal["lockstep", "rounds"] = "lockstep"
     """'lockstep': each of the ppo.n_steps steps is one learner decision in every game (a game where the learner
     has no decision is played on while the others wait, as on the SB3 path); 'rounds': each step is one engine
-    round of every game, the learner deciding in the games that wait on it (about 60% of them) and the opponents
-    everywhere else, so no game waits on another: a rollout then holds about 0.6 * n_steps * n_envs decisions
-    (minibatches of ppo.batch_size, the last one smaller)"""
+    round of every game, the learner deciding in the games that wait on it and the opponents everywhere else, so no
+    game waits on another: a rollout then holds fewer than n_steps * n_envs decisions, one per game and round in
+    which the learner has a decision (minibatches of ppo.batch_size, the last one smaller)"""
     overlap: bool = False
     """true: each PPO update runs in a background thread while the next rollout is collected, so the two halves of
     PPO use two cores. That rollout is played by a copy of the actor-critic as it was before the update (the policy

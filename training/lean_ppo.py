@@ -17,7 +17,7 @@ style of CleanRL's ``ppo.py`` so that nothing stands between the batched engine 
    * ``lockstep``: one learner decision in every game, as on the SB3 path
      (``BatchedSelfPlay.step``: the games where the learner has no decision, an opponent revealing
      or the learner's bid forced, are played on while the others wait). With many games some
-     learner is always broke or waiting, so a step takes 15-20 engine rounds, most over a handful
+     learner is always broke or waiting, so a step takes many engine rounds, most over a handful
      of games, each paying the opponents' fixed costs per call.
    * ``rounds``: one engine round of every game (:class:`RoundSelfPlay`): the learner decides in
      the games that wait on it (about 60%), the opponents everywhere else, and no game waits. The

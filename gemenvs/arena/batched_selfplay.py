@@ -169,8 +169,8 @@ class BatchedSelfPlay:
         batch_memory: play opponents with memory that have ``batch_games`` through it (True), or
             through one instance per game slot and seat (False; the same choices). None (default):
             True from :data:`BATCH_MEMORY_FROM` games on; with fewer games the numpy pass's fixed
-            cost outweighs what it saves (``benchmarks/megagem_batched.py --selfplay 8,64``:
-            0.8x at 8 games, 1.5x at 64).
+            cost outweighs what it saves (``benchmarks/megagem_batched.py --selfplay 8,64`` compares
+            the two).
         **options: MegaGem options (``num_players``, ``value_chart``, ...).
     """
 

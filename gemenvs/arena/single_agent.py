@@ -5,7 +5,8 @@ then plays the opponents until the learner is to act. ``step`` plays the learner
 then the opponents again, until the learner is to act or the game ends. The reward is always
 **the learner's own** reward from the AEC environment, summed over every step played since the
 learner's last decision (so a lost game returns the learner's negative reward, never the
-winner's; compare PettingZoo issue #1147).
+winner's; compare the PettingZoo bug report at
+https://github.com/Farama-Foundation/PettingZoo/issues/1147).
 
 Optional potential-based reward shaping (Ng, Harada and Russell 1999, "Policy invariance under
 reward transformations"): with ``shaping`` w > 0 each learner step also earns

@@ -1,6 +1,6 @@
 """GEM components as data: the card manifest (gem types, coin cards, gem cards, stacks), loaded and validated.
 
-The default manifest is ``manifest.json`` next to this module (clarification GEM 1-2). A
+The default manifest is ``manifest.json`` next to this module (docs/gem.md "Components"). A
 different one can be passed to the game as the ``manifest`` option: a path to a JSON file of the
 same format, or the already-parsed dict. Anything malformed raises :class:`ManifestError`
 naming the offending entry.

@@ -1,6 +1,6 @@
 """GEM observations and action masks for one seat.
 
-GEM has no private information (clarification GEM 9): every seat sees the same facts, except
+GEM has no private information (docs/gem.md "Hidden information"): every seat sees the same facts, except
 the face-down stacks, which nobody sees and which are never encoded. Per-player blocks are
 seat-relative: entry 0 is the observer, entry k the k-th player to its left. The card tables
 (gems, values, costs) are encoded too, so an agent needs nothing but the observation.

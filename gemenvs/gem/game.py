@@ -25,7 +25,7 @@ class Gem(Game):
     version = 0
     player_counts = PLAYER_COUNTS
     score_scale = SCORE_SCALE
-    # GEM has no private information (clarification GEM 9): every seat sees the cards, capital and
+    # GEM has no private information (docs/gem.md "Hidden information"): every seat sees the cards, capital and
     # credit of the seat to act, so every seat can tell by itself that its decision had one option.
     forced_is_public = True
 
@@ -82,8 +82,8 @@ class Gem(Game):
 
     def resample_hidden(self, state: GemState, observer: int, rng: np.random.Generator) -> GemState:
         """``state`` with the face-down stacks redealt from ``rng``: the cards nobody has seen,
-        shuffled into stacks of the same sizes (clarification GEM 9: nothing else is hidden, from
-        any seat). The new state's ``seed`` is kept, although it no longer deals these stacks.
+        shuffled into stacks of the same sizes (nothing else is hidden, from any seat:
+        docs/gem.md "Hidden information"). The new state's ``seed`` is kept, although it no longer deals these stacks.
         The draw depends only on what the observer sees and on ``rng`` (search agents rely on it)."""
         new = state.copy()
         hidden = sorted(c for stack in state.stacks for c in stack)  # (not in the order they lie)

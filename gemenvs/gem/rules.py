@@ -1,9 +1,10 @@
-"""GEM rules: the game state as plain data and every transition of the rulebook.
+"""GEM rules: the game state as plain data and every transition of the rules.
 
 Nothing here imports PettingZoo. Seat ``i+1`` is to the left (clockwise) of seat ``i``; seat 0
-sits left of the dealer and opens the first auction (clarification GEM 3). Gem cards are ids
+sits left of the dealer and opens the first auction. Gem cards are ids
 into the manifest (:mod:`gemenvs.gem.data`); coin cards are indices ``0..K-1`` into each
-player's own coin cards. "Clarification GEM n" below names ``CLARIFICATIONS.md``.
+player's own coin cards. The rules as implemented are described in docs/gem.md; the section
+names below are that page's.
 
 This module is the bare rules: :func:`play` is one decision's transition. The core engine
 (:class:`gemenvs.core.engine.Game`) logs every decision and plays the decisions that have a
@@ -61,7 +62,7 @@ class Config:
         self.num_types = m.num_types
         self.coin_values = m.coin_values
         self.card_value = m.card_value
-        # clarification GEM 2: reinvestment cost is the printed LEVERAGED value (INVESTED - 1),
+        # docs/gem.md "Options": reinvestment cost is the printed LEVERAGED value (INVESTED - 1),
         # or the full INVESTED value under reinvest_cost="value"
         self.card_cost = m.card_cost if opts.reinvest_cost == "value_minus_one" else m.card_value
         self.card_gems = m.card_gems
@@ -141,7 +142,7 @@ STATE_FIELDS = (
 # ----------------------------------------------------------------------------- setup
 
 def deal_stacks(cfg: Config, seed: int) -> list[list[int]]:
-    """Shuffle the gem cards and deal the stacks left to right (rulebook Setup 3)."""
+    """Shuffle the gem cards and deal the stacks left to right (docs/gem.md "Setup")."""
     order = [int(c) for c in np.random.default_rng(seed).permutation(cfg.num_cards)]
     stacks, start = [], 0
     for size in cfg.stack_sizes:
@@ -169,7 +170,7 @@ def state_from_deal(cfg: Config, deal: list[list[int]], seed: int = -1) -> GemSt
 
 
 def _start_round(s: GemState, cfg: Config, opener: int) -> None:
-    """Auction Phase 1: turn up the leftmost stack; ``opener`` opens its first auction."""
+    """Reveal (docs/gem.md "Auction phase"): turn up the leftmost stack; ``opener`` opens its first auction."""
     s.face_up = sorted(s.stacks.pop(0))
     s.round += 1
     _start_auction(s, cfg, opener)
@@ -206,7 +207,7 @@ def high_bid(s: GemState) -> int | None:
 
 
 def is_final_round(s: GemState, cfg: Config) -> bool:
-    """Whether this is the last round, whose cards arrive INVESTED (rulebook Auction Phase 3)."""
+    """Whether this is the last round, whose cards arrive INVESTED (docs/gem.md "Auction phase")."""
     return s.round == cfg.num_rounds
 
 
@@ -341,7 +342,7 @@ def play(s: GemState, cfg: Config, player: int, action: int) -> None:
             if s.phase == REINVEST:
                 s.paid.append(arg)
         if s.phase == PAY:
-            # Auction Phase 3: no change; the payment ends as soon as the bid is covered
+            # payment (docs/gem.md "Auction phase"): no change; the payment ends as soon as the bid is covered
             s.owed = max(0, s.owed - value)
             if s.owed == 0:
                 s.phase = TAKE
@@ -356,7 +357,7 @@ def play(s: GemState, cfg: Config, player: int, action: int) -> None:
 
 
 def _next_bidder(s: GemState, cfg: Config) -> None:
-    """Once around (clarification GEM 4): after the last bidder the highest bid wins."""
+    """Once around (docs/gem.md "Auction phase"): after the last bidder the highest bid wins."""
     nxt = (s.current + 1) % cfg.n
     if nxt != s.opener:
         s.current = nxt
@@ -379,12 +380,12 @@ def _take(s: GemState, cfg: Config, card: int) -> None:
     s.face_up.remove(card)
     s.last_winner = w
     if s.face_up:
-        _start_auction(s, cfg, (w + 1) % cfg.n)  # clarification GEM 6
+        _start_auction(s, cfg, (w + 1) % cfg.n)  # the player after the winner opens the next auction
     else:
         s.phase = REINVEST
         s.bids = []
         s.winner = -1
-        s.reinvest_first = w  # Reinvestment Phase 5: the winner of the round's last card first
+        s.reinvest_first = w  # docs/gem.md "Reinvestment phase": the winner of the round's last card first
         _start_turn(s, w)
 
 
@@ -403,10 +404,10 @@ def _end_reinvestment(s: GemState, cfg: Config) -> None:
         return
     _start_turn(s, -1)
     s.reinvest_first = -1
-    for row in s.coins:  # Reinvestment Phase 6: every coin card back to INVESTED
+    for row in s.coins:  # then every coin card back to INVESTED
         row[:] = [True] * len(row)
     if s.stacks:
-        _start_round(s, cfg, (s.last_winner + 1) % cfg.n)  # clarification GEM 6
+        _start_round(s, cfg, (s.last_winner + 1) % cfg.n)  # opened by the player after the last winner
     else:
         s.phase = OVER
 
@@ -424,7 +425,7 @@ def invested_gems(s: GemState, cfg: Config) -> list[list[int]]:
 
 
 def majority_holders(counts: list[list[int]], gem_type: int) -> list[int]:
-    """Players with the most gems of ``gem_type`` (at least one), clarification GEM 8."""
+    """Players with the most gems of ``gem_type`` (at least one): docs/gem.md "Scoring and the end"."""
     return _most([row[gem_type] for row in counts])
 
 
@@ -437,7 +438,7 @@ def _most(column) -> list[int]:
 
 
 def majority_points(holders: list[int]) -> int:
-    """Points of each majority holder of one gem type: 3 alone, 2 each when shared (C8)."""
+    """Points of each majority holder of one gem type: 3 alone, 2 each when shared."""
     return 3 if len(holders) == 1 else 2
 
 

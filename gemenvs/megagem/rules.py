@@ -1,4 +1,4 @@
-"""MegaGem rules: the game state as plain data and every transition of the rulebook.
+"""MegaGem rules: the game state as plain data and every transition of the rules.
 
 Nothing here imports PettingZoo. Seat ``i+1`` is to the left (clockwise) of seat ``i``.
 Colours are indices into :data:`~gemenvs.megagem.data.COLOURS`; auction cards are indices

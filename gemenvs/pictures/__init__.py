@@ -267,7 +267,7 @@ def write_animation(frames: Sequence[np.ndarray], path: str | PathLike, fps: flo
         from PIL import Image
 
         # one 256-colour palette for every frame, taken from up to 8 frames spread over the game
-        # (pictures use few colours): ten times faster and smaller than a palette per frame
+        # (pictures use few colours): faster and smaller than a palette per frame
         sample = np.concatenate(frames[::max(1, len(frames) // 8)][:8], axis=0)
         palette = Image.fromarray(sample, "RGB").quantize(256, method=Image.Quantize.FASTOCTREE,
                                                           dither=Image.Dither.NONE)

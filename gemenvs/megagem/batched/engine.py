@@ -12,11 +12,11 @@ Loan) is a decision point with no seat to act: ``to_act()`` is all False for tha
 are all zero, and the next step plays the round (the actions given for the game are ignored).
 The scalar engine plays such rounds at once, inside the decision that leads to them; here each
 takes one step, so that no game's run of them makes every step pay for a pass over a few games
-(at B = 1024 some game starts one in almost every step; in random play about 5% of game steps
-are such rounds). So game ``b`` is in the state the scalar engine reaches with the same choices
-whenever a seat of it is to act or it is over, and between two of the scalar engine's states
-while it plays forced rounds (:meth:`BatchedMegaGem.to_dict` then gives the state the scalar
-engine is in: the forced rounds played up to the next choice).
+(at B = 1024 some game starts one in almost every step). So game ``b`` is in the state the
+scalar engine reaches with the same choices whenever a seat of it is to act or it is over, and
+between two of the scalar engine's states while it plays forced rounds
+(:meth:`BatchedMegaGem.to_dict` then gives the state the scalar engine is in: the forced rounds
+played up to the next choice).
 
 The step, the observations and the masks are vectorized over games and seats; the step runs one
 pass through bid, reveal and round end. The only Python loop over games is a cache blocking:
@@ -693,7 +693,7 @@ class BatchedMegaGem:
         if self._queue:  # (bid * 8 - place is distinct for every seat: exactly one seat has the largest)
             key = bids * np.int16(8) - self.tie_place
             w = np.add.reduce(self._seat8 * (key == np.maximum.reduce(key, axis=0)), axis=0, dtype=np.int8)
-        else:  # the tie order starts left of the last winner; clarification 4: in the first auction a
+        else:  # the tie order starts left of the last winner (docs/megagem.md "Ties"); in the first auction a
             # tied bidder is drawn (the draws were made at the deal): ``_win`` by last winner, draws, ties
             at = self.last_winner.astype(np.intp)
             at <<= 8
@@ -706,7 +706,7 @@ class BatchedMegaGem:
         w += self.winner
         is_w = self._seat8 == w
         won = is_w & g
-        # Treasure: the gems at the front of the row (clarification 6: a 2-gem card with one gem left buys it)
+        # Treasure: the gems at the front of the row (a 2-gem card with one gem left buys it)
         sold = self.sold
         props = self._card_props
         k = np.minimum(props[2], fs - sold)
@@ -714,7 +714,8 @@ class BatchedMegaGem:
         at = self._prefix_base + sold
         self.collections += won * (self._prefix_flat.take(at + k) - self._prefix_flat.take(at))
         sold += k
-        # Clarification 7: a Loan pays its amount and the winner pays its bid; an Invest card locks the bid.
+        # docs/megagem.md "Loans and investments": a Loan pays its amount and the winner pays its bid; an Invest
+        # card locks the bid.
         self.coins += won * (props[0] - top)
         debts = props[:3].copy()  # (3, B): loan owed, investment, (locked bid)
         np.multiply(top, props[3], out=debts[2], casting="unsafe")
@@ -771,7 +772,7 @@ class BatchedMegaGem:
         """Steps 4-7 for games ``g`` won by ``w`` (``is_w``: (n, B) the winner's seat): refill the row,
         claim missions, then the next round or the end. Returns the games that ended."""
         fs = self._for_sale
-        # Clarification 8: open missions go to the first player clockwise from the winner whose
+        # docs/megagem.md "Missions": open missions go to the first player clockwise from the winner whose
         # Collection meets them. Only the winner's Collection changed this round, and every other
         # player's was checked after every earlier round, so only the winner can claim.
         bits = self._met.take(np.einsum("nb,nb->b", self.collections, is_w))
@@ -783,7 +784,7 @@ class BatchedMegaGem:
         self.winner |= -g.view(np.int8)  # (-> -1)
         turned = self.turned  # refill the row
         turned += (np.minimum(self.sold + np.uint8(2), np.uint8(fs)) - turned) * g
-        ending = self.sold >= fs  # the last gem is sold: the game ends (clarification 10)
+        ending = self.sold >= fs  # the last gem is sold: the game ends
         ending &= g
         starting = g & ~ending
         self.round += starting
@@ -795,7 +796,7 @@ class BatchedMegaGem:
 
     def _end_games(self, ended: np.ndarray) -> StepResult:
         """Game end for games ``ended``: every hand is revealed into the Display, then the scores
-        (clarification 10); returns the step's :class:`StepResult`."""
+        (docs/megagem.md "End and scoring"); returns the step's :class:`StepResult`."""
         B, n = self.num_games, self.num_players
         result = StepResult(done=ended, scores=np.zeros((B, n), np.int32), winners=np.zeros((B, n), np.bool_),
                             rewards=np.zeros((B, n), np.float64), seeds=np.zeros(B, _U64))
