@@ -20,11 +20,11 @@ $(TRAIN_STAMP): pyproject.toml constraints.txt | $(PY)
 	@start=$$(date +%s); $(PIP) -e ".[train]" && echo "make: installed in $$(( $$(date +%s) - start )) s"
 	@touch $@
 
-# what `make test` needs: every extra the tests exercise (train, test, bench for the peers, rllib)
+# what `make test` needs: every extra the tests exercise (train, test, bench for the peers, rllib, docs for the site)
 $(TEST_STAMP): pyproject.toml constraints.txt | $(PY)
-	@echo "make: installing gemenvs[train,test,bench,rllib] into $(VENV): the train extra, pytest, Jupyter's kernel,"
-	@echo "      rlcard and pygame (benchmark peers), Ray RLlib (about 110 packages; usually 1-2 minutes on 2 cores)"
-	@start=$$(date +%s); $(PIP) -e ".[train,test,bench,rllib]" && echo "make: installed in $$(( $$(date +%s) - start )) s"
+	@echo "make: installing gemenvs[train,test,bench,rllib,docs] into $(VENV): the train extra, pytest, Jupyter's kernel,"
+	@echo "      rlcard and pygame (benchmark peers), Ray RLlib, MkDocs (about 125 packages; usually 1-2 minutes on 2 cores)"
+	@start=$$(date +%s); $(PIP) -e ".[train,test,bench,rllib,docs]" && echo "make: installed in $$(( $$(date +%s) - start )) s"
 	@touch $@ $(TRAIN_STAMP)
 
 install: $(TEST_STAMP)

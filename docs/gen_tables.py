@@ -134,6 +134,151 @@ BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
 }
 
 
+# ----------------------------------------------------------------------------- pages beyond the games
+
+def _type_text(tp) -> str:
+    """A config field's type in YAML words: ``"win" or "score"``, ``integer or null``, ``list of strings``."""
+    import types
+    import typing
+
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Literal:
+        return " or ".join(f'`"{a}"`' if isinstance(a, str) else f"`{a}`" for a in args)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join("null" if a is type(None) else _type_text(a) for a in args)
+    if origin is list:
+        return f"list of {_type_text(args[0]).replace('integer', 'integers').replace('string', 'strings')}"
+    if origin is dict:
+        return "mapping"
+    return {bool: "boolean", int: "integer", float: "number", str: "string"}.get(tp, getattr(tp, "__name__", str(tp)))
+
+
+def _yaml_text(value) -> str:
+    """A default value as it is written in a YAML config."""
+    if value is None:
+        return "`null`"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, list):
+        return "`[" + ", ".join(str(v) for v in value) + "]`"
+    if isinstance(value, dict):
+        return "`{}`" if not value else "`{" + ", ".join(f"{k}: {v}" for k, v in value.items()) + "}`"
+    if isinstance(value, float) and value.is_integer():
+        return f"`{value:.1f}`"
+    return f"`{value}`"
+
+
+def _field_docs(cls) -> dict[str, str]:
+    """Field name -> the docstring written under the field in the dataclass's source (one line)."""
+    import ast
+    import inspect
+    import textwrap
+
+    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
+    docs = {}
+    for node, after in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr) \
+                and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str):
+            docs[node.target.id] = " ".join(after.value.value.split())
+    return docs
+
+
+def _cell_text(text: str) -> str:
+    """``text`` safe in a Markdown table cell: pipes, ``*`` and ``<`` escaped outside its code spans."""
+    parts = text.replace("``", "`").split("`")
+    for k in range(0, len(parts), 2):
+        parts[k] = parts[k].replace("|", "\\|").replace("*", "\\*").replace("<", "&lt;")
+    return "`".join(parts)
+
+
+def _config_rows(cls, prefix: str = "") -> list[list[str]]:
+    """Key, type, default and meaning of every field of config dataclass ``cls`` (sections flattened)."""
+    import dataclasses
+    import typing
+
+    hints, docs, rows = typing.get_type_hints(cls), _field_docs(cls), []
+    for f in dataclasses.fields(cls):
+        key = prefix + f.name
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        if dataclasses.is_dataclass(default):
+            rows += _config_rows(type(default), key + ".")
+            continue
+        meaning = _cell_text(docs.get(f.name, ""))
+        rows.append([f"`{key}`", _type_text(hints[f.name]), _yaml_text(default), meaning])
+    return rows
+
+
+def config_fields_table() -> str:
+    """Every field of a training config (``gemenvs.training.config.TrainConfig``): one table per section."""
+    import dataclasses
+
+    from gemenvs.training.config import TrainConfig
+
+    head = ["key", "type", "default", "meaning"]
+    top = [f for f in dataclasses.fields(TrainConfig) if not dataclasses.is_dataclass(f.default_factory)]
+    sections = [f for f in dataclasses.fields(TrainConfig) if f not in top]
+    rows = [r for r in _config_rows(TrainConfig) if r[0].strip("`").partition(".")[0] in {f.name for f in top}]
+    parts = ["**Top level**\n", _table(head, rows)]
+    for f in sections:
+        cls = f.default_factory
+        about = " ".join((cls.__doc__ or "").split())
+        parts += [f"\n**`{f.name}`**: {_cell_text(about)}\n", _table(head, _config_rows(cls, f.name + "."))]
+    return "\n".join(parts)
+
+
+def agent_names_table() -> str:
+    """Every agent name of the suite's games: the baselines, the agent families and the search agents."""
+    import importlib
+    import inspect
+
+    from gemenvs.agents.registry import SEARCH_AGENTS
+
+    rows = []
+    for e in GAME_PAGES.values():
+        for name, target in e.baselines.items():
+            kind = "baseline (default opponent)" if name == e.default_opponent else "baseline"
+            rows.append([e.title, f"`{name}`", f"`{target.rpartition(':')[2]}`", kind])
+        for prefix, target in e.families.items():
+            kind = "family member, reads the engine state" if prefix in e.state_families else "family member"
+            module, _, builder = target.partition(":")
+            module = importlib.import_module(module)
+            try:  # a family whose bare prefix is a name too (lookahead: two samples)
+                module.parse_member(prefix)
+                names = f"`{prefix}`, `{prefix}:…`"
+            except ValueError:
+                names = f"`{prefix}:…`"
+            made = inspect.signature(getattr(module, builder)).return_annotation
+            rows.append([e.title, names, f"`{made if isinstance(made, str) else made.__name__}`", kind])
+        for name, target in SEARCH_AGENTS.items():
+            rows.append([e.title, f"`{name}`, `{name}:N`", f"`{target.rpartition(':')[2]}`",
+                         "search, reads the engine state"])
+    return _table(["game", "name", "agent", "kind"], rows)
+
+
+def suite_table() -> str:
+    """The games of the suite: ids, modules, player counts, action and observation sizes (from the entries)."""
+    rows = []
+    for e in GAME_PAGES.values():
+        games = {n: e.game_class(num_players=n) for n in e.player_counts}
+        counts = " / ".join(map(str, games))
+        actions = {g.num_actions for g in games.values()}
+        sizes = " / ".join(str(g.spec.size) for g in games.values())
+        rows.append([f"[{e.title}]({e.docs_page})", f"`{e.env_id}`", f"`gemenvs.{e.env_name}`",
+                     f"{min(games)}-{max(games)} (default {e.game_class().num_players})",
+                     f"Discrete({actions.pop()})" if len(actions) == 1
+                     else f"Discrete({' / '.join(str(g.num_actions) for g in games.values())}) for {counts} players",
+                     f"float32 ({sizes},) for {counts} players + mask"])
+    return _table(["environment", "PettingZoo / Gymnasium id", "module", "players", "actions", "observation"], rows)
+
+
+#: pages that are not a game's, with their generated blocks
+BLOCKS.update({
+    "training.md": {"config-fields": config_fields_table},
+    "agents.md": {"agent-names": agent_names_table},
+    "index.md": {"suite-table": suite_table},
+})
+
+
 def render(page: str, text: str) -> str:
     """``text`` of docs page ``page`` with every generated block rewritten; a missing block raises."""
     blocks = BLOCKS[page]
