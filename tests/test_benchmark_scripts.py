@@ -53,7 +53,7 @@ def test_script_bars_go_to_stderr_when_asked(capsys):
     assert agents.main(["--games", "3", "--players", "2", "--progress"]) == 0
     captured = capsys.readouterr()
     assert "2 players:" in captured.err and "| 0/3 [" in captured.err
-    assert "2 players: rule vs 1 x random" in captured.out
+    assert "| 2 | rule | 1 x random | 3 |" in captured.out
     tuned = _script("megagem_tuned_eval")
     assert tuned.main(["--games", "1", "--charts", "A", "--workers", "1", "--progress"]) == 0
     assert "games:" in capsys.readouterr().err  # (a bar of the 2 games: one per chart and matchup)
