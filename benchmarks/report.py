@@ -95,7 +95,7 @@ SECTIONS: dict[str, Section] = {s.name: s for s in [
             "--games 8",
             about="HeuristicBidder against copies of the simple baselines"),
     Section("megagem-tuned", "docs/results.md",
-            "python benchmarks/megagem_tuned_eval.py",
+            "python benchmarks/megagem_tuned_eval.py --workers 2",
             "--games 10",
             about="the tuned bidder against HeuristicBidders and the other way round, per chart"),
     Section("gemjam-baselines", "docs/results.md",
