@@ -66,6 +66,8 @@ class Section:
     about: str = ""
     #: the README's short form of the block, when it has one: the table rows this matches (header kept), no lines
     readme: str | None = None
+    #: pictures the command makes, copied into the docs with the block: (made, docs copy), paths from the root
+    images: tuple[tuple[str, str], ...] = ()
 
     @property
     def pages(self) -> tuple[str, ...]:
@@ -88,8 +90,21 @@ SECTIONS: dict[str, Section] = {s.name: s for s in [
             "gemenvs-train configs/megagem/selfplay.yaml",
             "run_root={tmp} total_timesteps=20000 n_envs=64 pretrain.games=20 pretrain.dagger_games=10 "
             "pretrain.epochs=1 eval.every=10000 eval.games=10 eval.final_games=10 checkpoint_every=0",
-            about="the default MegaGem run (make train) and its final table",
-            readme=r"all \("),
+            keep=r"^done: ", about="the default MegaGem run (make train) and its final table",
+            readme=r"all \(",
+            images=(("runs/megagem_selfplay/learning_curve.png", "docs/img/megagem_selfplay_curve.png"),)),
+    Section("gem-selfplay", "docs/results.md",
+            "gemenvs-train configs/gem/selfplay.yaml",
+            "run_root={tmp} total_timesteps=2048 n_envs=2 ppo.n_steps=512 ppo.batch_size=256 eval.every=0 "
+            "eval.final_games=6 checkpoint_every=0",
+            keep=r"^done: ", about="the default GEM run and its final table",
+            images=(("runs/gem_selfplay/learning_curve.png", "docs/img/gem_selfplay_curve.png"),)),
+    Section("gemjam-selfplay", "docs/results.md",
+            "gemenvs-train configs/gemjam/selfplay.yaml",
+            "run_root={tmp} total_timesteps=2048 n_envs=2 ppo.n_steps=512 ppo.batch_size=256 eval.every=0 "
+            "eval.final_games=6 checkpoint_every=0 pretrain.games=4 pretrain.epochs=1 pretrain.dagger_rounds=0",
+            keep=r"^done: ", about="the default Gem Jam run (warm start from the rule agent) and its final table",
+            images=(("runs/gemjam_selfplay/learning_curve.png", "docs/img/gemjam_selfplay_curve.png"),)),
     Section("megagem-baselines", "docs/results.md",
             "python benchmarks/megagem_agents.py --games 1000",
             "--games 8",
@@ -292,6 +307,10 @@ def main(argv: list[str] | None = None) -> int:
             block = measure(section, args.tiny,
                             progress=lambda line: print(f"[{k}/{len(chosen)}] {line}", file=sys.stderr, flush=True))
             if args.write:
+                for made, copy in section.images:
+                    if not (ROOT / made).is_file():
+                        raise ReportError(f"{section.name}: `{section.command}` made no {made}")
+                    (ROOT / copy).write_bytes((ROOT / made).read_bytes())
                 pages = ", ".join(str(p.relative_to(ROOT)) for p in write(section, block))
                 print(f"report: wrote {section.name} into {pages}", file=sys.stderr)
             else:
