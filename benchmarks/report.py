@@ -85,26 +85,27 @@ class Section:
         raise ValueError(f"section {self.name}: a command starts with python or a console script, not {words[0]!r}")
 
 
+def training(name: str, config: str, run: str, tiny: str, about: str, **fields) -> Section:
+    """A training run's section in docs/results.md: ``gemenvs-train CONFIG``, its final table and closing line, its
+    learning curve copied to ``docs/img/RUN_curve.png`` (``run``: the config's name); tiny runs in a temporary
+    run root without checkpoints."""
+    return Section(name, "docs/results.md", f"gemenvs-train {config}", f"run_root={{tmp}} checkpoint_every=0 {tiny}",
+                   keep=r"^done: ", about=about,
+                   images=((f"runs/{run}/learning_curve.png", f"docs/img/{run}_curve.png"),), **fields)
+
+
 SECTIONS: dict[str, Section] = {s.name: s for s in [
-    Section("make-train", "docs/results.md",
-            "gemenvs-train configs/megagem/selfplay.yaml",
-            "run_root={tmp} total_timesteps=20000 n_envs=64 pretrain.games=20 pretrain.dagger_games=10 "
-            "pretrain.epochs=1 eval.every=10000 eval.games=10 eval.final_games=10 checkpoint_every=0",
-            keep=r"^done: ", about="the default MegaGem run (make train) and its final table",
-            readme=r"all \(",
-            images=(("runs/megagem_selfplay/learning_curve.png", "docs/img/megagem_selfplay_curve.png"),)),
-    Section("gem-selfplay", "docs/results.md",
-            "gemenvs-train configs/gem/selfplay.yaml",
-            "run_root={tmp} total_timesteps=2048 n_envs=2 ppo.n_steps=512 ppo.batch_size=256 eval.every=0 "
-            "eval.final_games=6 checkpoint_every=0",
-            keep=r"^done: ", about="the default GEM run and its final table",
-            images=(("runs/gem_selfplay/learning_curve.png", "docs/img/gem_selfplay_curve.png"),)),
-    Section("gemjam-selfplay", "docs/results.md",
-            "gemenvs-train configs/gemjam/selfplay.yaml",
-            "run_root={tmp} total_timesteps=2048 n_envs=2 ppo.n_steps=512 ppo.batch_size=256 eval.every=0 "
-            "eval.final_games=6 checkpoint_every=0 pretrain.games=4 pretrain.epochs=1 pretrain.dagger_rounds=0",
-            keep=r"^done: ", about="the default Gem Jam run (warm start from the rule agent) and its final table",
-            images=(("runs/gemjam_selfplay/learning_curve.png", "docs/img/gemjam_selfplay_curve.png"),)),
+    training("make-train", "configs/megagem/selfplay.yaml", "megagem_selfplay",
+             "total_timesteps=20000 n_envs=64 pretrain.games=20 pretrain.dagger_games=10 pretrain.epochs=1 "
+             "eval.every=10000 eval.games=10 eval.final_games=10",
+             "the default MegaGem run (make train) and its final table", readme=r"all \("),
+    training("gem-selfplay", "configs/gem/selfplay.yaml", "gem_selfplay",
+             "total_timesteps=2048 n_envs=2 ppo.n_steps=512 ppo.batch_size=256 eval.every=0 eval.final_games=6",
+             "the default GEM run and its final table"),
+    training("gemjam-selfplay", "configs/gemjam/selfplay.yaml", "gemjam_selfplay",
+             "total_timesteps=2048 n_envs=2 ppo.n_steps=512 ppo.batch_size=256 eval.every=0 eval.final_games=6 "
+             "pretrain.games=4 pretrain.epochs=1 pretrain.dagger_rounds=0",
+             "the default Gem Jam run (warm start from the rule agent) and its final table"),
     Section("megagem-baselines", "docs/results.md",
             "python benchmarks/megagem_agents.py --games 1000",
             "--games 8",
@@ -147,9 +148,11 @@ def git(*args: str) -> str:
 
 
 def commit() -> str:
-    """The short commit of the work tree, ``+changes`` when tracked files differ from it."""
+    """The short commit of the work tree, ``+changes`` when tracked files other than the pages and pictures the
+    report writes (README.md, docs/) differ from it."""
     head = git("rev-parse", "--short", "HEAD") or "0000000"
-    return head + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs", ":!README.md")
+    return head + ("+changes" if changed else "")
 
 
 def machine() -> str:
