@@ -37,7 +37,7 @@ def _tables_outside_blocks(text: str) -> list[tuple[int, str]]:
 
 
 #: pages whose figure tables the report does not all write yet: both checks below fail on them (strict xfail)
-PENDING = {"README.md", "docs/results.md", "docs/performance.md"}
+PENDING = {"docs/results.md", "docs/performance.md"}
 
 
 def _pages():
@@ -135,3 +135,26 @@ def test_the_readme_gets_the_short_form_with_the_same_stamp(tmp_path):
     assert (tmp_path / "README.md").read_text() == "\n".join([
         "<!-- REPORT BEGIN demo -->", "| who | chart | win |", "|---|---|---|", "| a | all | 50% |", "", "*stamp*",
         "<!-- REPORT END demo -->"]) + "\n"
+
+
+def test_the_stamps_commit_counts_code_changes_not_the_pages_the_report_writes(tmp_path, monkeypatch):
+    import subprocess
+
+    def run(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    run("init", "-q")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "code.py").write_text("x = 1\n")
+    (tmp_path / "docs" / "page.md").write_text("# P\n")
+    (tmp_path / "README.md").write_text("# R\n")
+    run("add", ".")
+    run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    monkeypatch.setattr(report, "ROOT", tmp_path)
+    head = report.commit()
+    assert re.fullmatch(r"[0-9a-f]{7,}", head)
+    (tmp_path / "docs" / "page.md").write_text("# P\n\nnew table\n")
+    (tmp_path / "README.md").write_text("# R\n\nnew table\n")
+    assert report.commit() == head
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert report.commit() == head + "+changes"
