@@ -17,7 +17,7 @@ around it: the policy's choice where nothing is searched and on ties, and the po
 the rollouts, instead of GemJamRuleAgent).
 
 A policy trained on the lookahead's advice as observation features (``env.features: gemjam_lookahead_advice``,
-the default config's) plays through the same ``policy`` row; the line then also says on what share of its
+the default config's) plays through the same ``policy`` row; a line after the table then says on what share of its
 decisions with more than one legal action it played what the features advised (the lookahead's choice).
 
 ``--fit N`` plays N games of three rule agents (seeds from 200000; the shipped weights: N = 2500), keeps
@@ -110,10 +110,11 @@ def play(env, row: str, games: int, seed: int, policy: str | None = None,
         wins += (p in r.winners) / len(r.winners)
         margin += r.scores[p] - max(s for q, s in enumerate(r.scores) if q != p)
     w = wins / games
+    note = None
     if isinstance(agent, AdviceAgreement):
-        print(f"  ({row} played the advised action at {agent.agree / max(agent.decisions, 1):.1%} of its "
-              f"{agent.decisions} decisions with a choice)")
-    return w, 1.96 * (w * (1 - w) / games) ** 0.5, margin / games, focal.seconds / games
+        note = (f"{row} played the advised action at {agent.agree / max(agent.decisions, 1):.1%} of its "
+                f"{agent.decisions} decisions with a choice")
+    return w, 1.96 * (w * (1 - w) / games) ** 0.5, margin / games, focal.seconds / games, note
 
 
 def fit(env, games: int, progress: bool | None = False) -> np.ndarray:
@@ -154,7 +155,7 @@ def fit(env, games: int, progress: bool | None = False) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Play every requested row and print one line each (or fit the win model with ``--fit``)."""
+    """Play every requested row and print a markdown table, a row each (or fit the win model with ``--fit``)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=900, help="games per row (default 900)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the first game")
@@ -182,11 +183,17 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("--games must be positive")
     print(f"Gem Jam, 3 players: each agent against two GemJamRuleAgents, {args.games} games, seeds "
           f"{args.seed}..{args.seed + args.games - 1}, its seat rotated (chance 33.3%)")
+    print("\n| agent | games | win rate | 95% CI | mean margin (sets) | CPU s per game (own decisions) | wall s |")
+    print("|---|---|---|---|---|---|---|")
+    notes = []
     for row in rows:
         t = time.perf_counter()
-        w, half, m, sec = play(env, row, args.games, args.seed, args.policy, args.progress)
-        print(f"{row:16s} win {w:6.1%} +-{half:.1%}  mean margin {m:+.2f}  {sec:.3f} CPU s/game of its decisions  "
-              f"{time.perf_counter() - t:.0f}s", flush=True)
+        w, half, m, sec, note = play(env, row, args.games, args.seed, args.policy, args.progress)
+        print(f"| {row} | {args.games} | {w:.1%} | {max(0.0, w - half):.1%} - {min(1.0, w + half):.1%} | {m:+.2f} | "
+              f"{sec:.3f} | {time.perf_counter() - t:.0f} |", flush=True)
+        notes += [note] if note else []
+    for note in notes:
+        print(f"\n{note}.")
 
 
 if __name__ == "__main__":

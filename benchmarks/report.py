@@ -106,6 +106,18 @@ SECTIONS: dict[str, Section] = {s.name: s for s in [
              "total_timesteps=2048 n_envs=2 ppo.n_steps=512 ppo.batch_size=256 eval.every=0 eval.final_games=6 "
              "pretrain.games=4 pretrain.epochs=1 pretrain.dagger_rounds=0",
              "the default Gem Jam run (warm start from the rule agent) and its final table"),
+    training("megagem-3p", "configs/megagem/selfplay_3p.yaml", "megagem_selfplay_3p",
+             "total_timesteps=20000 n_envs=64 pretrain.games=20 pretrain.dagger_games=10 pretrain.epochs=1 "
+             "eval.every=10000 eval.games=10 eval.final_games=12",
+             "the make train recipe at 3 players and its final table"),
+    training("megagem-5p", "configs/megagem/selfplay_5p.yaml", "megagem_selfplay_5p",
+             "total_timesteps=20000 n_envs=64 pretrain.games=20 pretrain.dagger_games=10 pretrain.epochs=1 "
+             "eval.every=10000 eval.games=10 eval.final_games=10",
+             "the make train recipe at 5 players and its final table"),
+    training("megagem-long", "configs/megagem/selfplay_long.yaml", "megagem_selfplay_long",
+             "total_timesteps=20000 n_envs=64 pretrain.games=20 pretrain.dagger_games=10 pretrain.epochs=1 "
+             "eval.every=10000 eval.games=10 eval.final_games=10",
+             "the long MegaGem run (18,000,000 decisions, hours) and its final table"),
     Section("megagem-baselines", "docs/results.md",
             "python benchmarks/megagem_agents.py --games 1000",
             "--games 8",
@@ -118,6 +130,14 @@ SECTIONS: dict[str, Section] = {s.name: s for s in [
             "python benchmarks/gemjam_agents.py",
             "--games 4",
             about="GemJamRuleAgent against random players"),
+    Section("gemjam-lookahead", "docs/results.md",
+            "python benchmarks/gemjam_lookahead.py --rows rule,lookahead,lookahead:4,lookahead_v1:1",
+            "--games 2", keep=r"^Gem Jam, 3 players",
+            about="the one-turn lookahead agents against two GemJamRuleAgents on the same deals"),
+    Section("ismcts", "docs/results.md",
+            "python benchmarks/ismcts_eval.py --games 100 --simulations 4 16 --rollout tuned",
+            "--games 2 --simulations 2", keep=r"^\d players, charts",
+            about="ISMCTS with tuned rollouts beside HeuristicBidder and the tuned bidder on the same deals"),
     Section("gemjam-length", "docs/gemjam.md",
             "python benchmarks/throughput.py --only-lengths --length-games 2000 --rule-games 200",
             "--length-games 3 --rule-games 1",

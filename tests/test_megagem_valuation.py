@@ -202,3 +202,32 @@ def test_advice_later_in_a_game_ignores_memory():
 
     table = _play(4, 30, 5, on_call)
     assert all(calls) and len(calls) == 30 and table.count.sum() > 0
+
+
+def test_a_set_one_hot_slot_is_read_as_rounding_reads_it():
+    """``decodes_to_one`` is ``np.rint(x) == 1`` (half to even) on every value, edge cases included."""
+    from gemenvs.agents.megagem.decode import decodes_to_one, first_true
+
+    edges = [0.0, 0.5, np.nextafter(0.5, 1), 1.0, np.nextafter(1.5, 0), 1.5, 2.0, -0.5, np.nan, np.inf, -np.inf]
+    values = np.concatenate([np.array(edges), np.random.default_rng(0).uniform(-1, 3, 10_000)])
+    for dtype in (np.float64, np.float32):
+        x = values.astype(dtype)
+        with np.errstate(invalid="ignore"):
+            assert np.array_equal(decodes_to_one(x), np.rint(x) == 1)
+    assert first_true(np.array([[False, True, True], [False, False, False]])).tolist() == [1, -1]
+
+
+def test_expected_values_of_broadcast_arguments_are_the_scalar_ones():
+    """The packed-key table gives ``expected_value`` for arguments of different shapes broadcast together,
+    and None for an argument outside it."""
+    from gemenvs.agents.megagem.decode import CHARTS
+    from gemenvs.agents.megagem.valuation import expected_value, expected_values
+
+    rng = np.random.default_rng(1)
+    chart, total, draws = rng.integers(0, 5, (50, 1)), rng.integers(0, 30, (50, 1)), rng.integers(0, 20, (50, 1))
+    known, good = rng.integers(0, 6, (50, 5)), rng.integers(0, 7, (50, 5))
+    got = expected_values(chart, known, total, good, draws)
+    want = [[expected_value(CHARTS[c], k, t, g, d) for k, g in zip(kr, gr)]
+            for c, kr, t, gr, d in zip(chart[:, 0], known, total[:, 0], good, draws[:, 0])]
+    assert got.shape == (50, 5) and got.tolist() == want
+    assert expected_values(chart, known + 16, total, good, draws) is None

@@ -22,7 +22,7 @@ import numpy as np
 
 from gemenvs.agents.base import BaseAgent
 from gemenvs.agents.megagem.bidders import HeuristicBidder, TruthfulAgent
-from gemenvs.agents.megagem.decode import CHARTS, onehot_rows
+from gemenvs.agents.megagem.decode import CHARTS, decodes_to_one, first_true, onehot_rows
 from gemenvs.agents.megagem.valuation import (
     INVEST, LOAN, TREASURE, expected_values, gems_needed_table, missions_met_table,
 )
@@ -165,9 +165,10 @@ def _cv_rows(hist: np.ndarray, count: np.ndarray) -> np.ndarray:
     c = np.maximum(count, 1)
     mean = _sequential_sum(np.where(used, hist, 0.0)) / c
     dev = hist - mean[:, None]
-    sq = np.float_power(dev, np.full(dev.shape, 2.0))  # Python's ``x ** 2`` (libm pow; not always x * x)
+    # Python's ``x ** 2`` (libm pow; not always x * x), of the values used only (0 elsewhere)
+    sq = np.float_power(dev, np.full(dev.shape, 2.0), out=np.zeros(dev.shape), where=used)
     with np.errstate(divide="ignore", invalid="ignore"):
-        var = _sequential_sum(np.where(used, sq, 0.0)) / (c - 1)
+        var = _sequential_sum(sq) / (c - 1)
         cv = np.sqrt(var) / mean
     return np.where((count < 2) | (mean <= 1e-9), np.inf, cv)
 
@@ -329,22 +330,25 @@ class BidderGames:
         ``mine`` (given the own hand) and ``pub`` (public)."""
         d, n, G = self.agent.decode, self.n, len(obs)
         reveals = self.agent.reveals
-        x = np.rint(obs * d.scale).astype(np.int64)  # act's decoding
 
-        def block(name):
+        def block(name):  # act's decoding (every value times its slice's scale, rounded), of one slice
             a, b = d.sl[name]
-            return x[:, a:b]
+            return np.rint(obs[:, a:b] * d.scale[a:b]).astype(np.int64)
+
+        def first_one(name, parts=1):  # onehot_rows(block(name)) (its ``parts`` one-hot blocks), without rounding
+            a, b = d.sl[name]
+            v = obs[:, a:b] if (d.scale[a:b] == 1).all() else obs[:, a:b] * d.scale[a:b]
+            return first_true(decodes_to_one(v.reshape(G * parts, -1)))
 
         r = SimpleNamespace()
         r.legal = legal = masks != 0
         first = np.argmax(legal, axis=1)
         r.revealing = (first >= reveals.start) & (first < reveals.stop)
-        r.chart = chart = onehot_rows(block("value_chart")) % len(CHARTS)
+        r.chart = chart = first_one("value_chart") % len(CHARTS)
         r.rnd = block("round")[:, 0]
-        r.card = onehot_rows(block("auction_card"))
+        r.card = first_one("auction_card")
         r.deck_left = block("auction_deck_left")
-        row = block("gem_row")
-        slot0, slot1 = onehot_rows(row[:, :NUM_COLOURS]), onehot_rows(row[:, NUM_COLOURS:])
+        slot0, slot1 = first_one("gem_row", 2).reshape(G, 2).T
         r.gem0 = gem0 = np.where(slot0 >= 0, slot0, slot1)  # v.row: the filled slots in order
         r.gem1 = gem1 = np.where(slot0 >= 0, slot1, -1)
         r.nrow = (gem0 >= 0).astype(np.int64) + (gem1 >= 0)
@@ -354,12 +358,12 @@ class BidderGames:
         r.collection = collection = block("collection").reshape(G, n, NUM_COLOURS)
         r.col_total = col_total = collection.sum(axis=1)
         m = d.num_mission_slots
-        r.mission = mission = onehot_rows(block("mission").reshape(G * m, -1)).reshape(G, m)
-        owner = onehot_rows(block("mission_owner").reshape(G * m, -1)).reshape(G, m) - 1
+        r.mission = mission = first_one("mission", m).reshape(G, m)
+        owner = first_one("mission_owner", m).reshape(G, m) - 1
         r.open_ = (mission >= 0) & (owner < 0)
         colours = np.arange(NUM_COLOURS)
         r.on_row = on_row = (gem0[:, None] == colours).astype(np.int64) + (gem1[:, None] == colours)
-        r.last_bids, r.last_winner = block("last_bids"), onehot_rows(block("last_winner"))
+        r.last_bids, r.last_winner = block("last_bids"), first_one("last_winner")
         r.tie_rank, r.tie_random = block("tie_rank"), block("tie_random")[:, 0] == 1
 
         # expected final gem values: own (given the hand) and public

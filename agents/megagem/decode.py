@@ -116,12 +116,21 @@ def onehot(xs: list) -> int:
     return xs.index(1) if 1 in xs else -1
 
 
-
 def onehot_rows(block: np.ndarray) -> np.ndarray:
     """Per row, the index of the first 1 of a decoded one-hot block, -1 if none (``onehot`` row by row)."""
-    one = block == 1
+    return first_true(block == 1)
+
+
+def first_true(one: np.ndarray) -> np.ndarray:
+    """Per row of a bool array, the index of its first True, -1 if none."""
     return np.where(one.any(axis=1), np.argmax(one, axis=1), -1)
 
 
+def decodes_to_one(values: np.ndarray) -> np.ndarray:
+    """Where ``np.rint(values)`` is 1 (the decoding of a one-hot slot that is set), without rounding:
+    ``rint`` rounds half to even, so exactly the values strictly between 0.5 and 1.5."""
+    return (values > 0.5) & (values < 1.5)
 
-__all__ = ["CHARTS", "Decoder", "View", "onehot", "onehot_rows"]
+
+
+__all__ = ["CHARTS", "Decoder", "View", "decodes_to_one", "first_true", "onehot", "onehot_rows"]

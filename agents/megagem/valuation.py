@@ -139,12 +139,14 @@ def expected_values(chart: np.ndarray, known: np.ndarray, total: np.ndarray, goo
     """:func:`expected_value` for arrays of arguments (broadcast together), or None when an argument
     falls outside the table (never for observations of real games: the caller then plays row by row)."""
     global _EV_TABLE
-    args = np.broadcast_arrays(chart, known, total, good, draws)
-    key = np.zeros(args[0].shape, np.int64)
-    for a, bound in zip(args, _EV_BOUNDS):
+    args = [np.asarray(a) for a in (chart, known, total, good, draws)]
+    shape = np.broadcast_shapes(*(a.shape for a in args))
+    key = np.zeros((), np.int64)
+    for a, bound in zip(args, _EV_BOUNDS):  # (each argument checked and packed before broadcasting)
         if a.size and (a.min() < 0 or a.max() >= bound):
             return None
         key = key * bound + a
+    key = np.broadcast_to(key, shape)
     if _EV_TABLE is None:
         _EV_TABLE = np.full(int(np.prod(_EV_BOUNDS)), np.nan)
     values = _EV_TABLE.take(key)
