@@ -18,7 +18,7 @@ from recorder import Recorder
 
 from gemenvs.agents.base import BaseAgent, act_batch, legal_counts
 from gemenvs.arena.match import play_engine_game
-from gemenvs.agents.megagem import BidderGames, HeuristicBidder, ParametricBidder, TruthfulAgent, TunedBidder, batched
+from gemenvs.agents.megagem import BidderGames, HeuristicBidder, ParametricBidder, TruthfulAgent, TunedBidder, batched, bidders
 from gemenvs.agents.megagem.tuned import random_weights
 from gemenvs.agents.megagem.valuation import gems_needed, gems_needed_table, missions_met
 from gemenvs.agents.policy import PolicyAgent
@@ -285,10 +285,10 @@ def test_policy_agent_scores_a_sparse_observation_as_the_full_product():
     assert np.array_equal(agent.act_batch(obs, masks), [agent.act(o, m) for o, m in zip(obs, masks)])
 
 
-def _declared_twins() -> list[type]:
-    """The classes of gemenvs.agents.megagem.batched that declare a scalar twin."""
-    return [c for c in vars(batched).values()
-            if isinstance(c, type) and c.__module__ == batched.__name__ and getattr(c, "scalar_twin", None)]
+def _declared_twins() -> dict[type, type]:
+    """The scalar bidders of gemenvs.agents.megagem.bidders that declare a batched twin: {scalar: twin}."""
+    return {c: c.batched_twin for c in vars(bidders).values()
+            if isinstance(c, type) and c.__module__ == bidders.__name__ and "batched_twin" in vars(c)}
 
 
 def _scalar_family(cls: type) -> list[type]:
@@ -302,8 +302,9 @@ def _scalar_family(cls: type) -> list[type]:
 
 
 def test_the_batched_twins_are_declared():
-    twins = {t.__name__: t.scalar_twin for t in _declared_twins()}
-    assert twins == {"TruthfulRows": TruthfulAgent, "BidderGames": HeuristicBidder}
+    twins = {scalar.__name__: twin for scalar, twin in _declared_twins().items()}
+    assert twins == {"TruthfulAgent": batched.TruthfulRows, "HeuristicBidder": batched.BidderGames}
+    assert all(twin.__module__ == batched.__name__ for twin in twins.values())
     assert {c.__name__ for c in _scalar_family(HeuristicBidder)} >= {"ParametricBidder", "TunedBidder", "FamilyBidder"}
 
 
@@ -318,8 +319,8 @@ def test_every_batched_twin_makes_its_scalar_bidders_choices(options):
     call): the twin's actions are the recorded ones, decision for decision."""
     game = MegaGem(**options)
     n, games = game.num_players, 4
-    for twin in _declared_twins():
-        for cls in _scalar_family(twin.scalar_twin):
+    for scalar, twin in _declared_twins().items():
+        for cls in _scalar_family(scalar):
             seqs = {}
             for g in range(games):
                 seats = [Recorder(cls(spec=game.spec, action_spec=game.action_spec)) for _ in range(n)]

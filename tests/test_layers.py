@@ -51,3 +51,18 @@ def test_an_import_up_the_layers_breaks_the_contract(tmp_path):
     result = lint_imports(tree)
     assert result.returncode != 0
     assert "gemenvs.core is not allowed to import gemenvs.training" in result.stdout
+
+
+def test_the_contracts_declare_no_exceptions():
+    """Every import between the modules of a package follows the contracts: none is waived in pyproject.toml."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    assert contracts and all(not c.get("ignore_imports") for c in contracts)
+
+
+def test_a_circle_between_two_modules_of_a_package_breaks_the_contract(tmp_path):
+    """The acyclic-siblings contract can fail: a batched twin that imports its scalar bidder back is reported."""
+    tree = installed_layout(tmp_path)
+    twins = tree / "gemenvs" / "agents" / "megagem" / "batched.py"
+    twins.write_text(twins.read_text() + "\n\ndef _back():\n    import gemenvs.agents.megagem.bidders  # noqa: F401\n")
+    result = lint_imports(tree)
+    assert result.returncode != 0 and "no circles" in result.stdout, result.stdout[-2000:]

@@ -11,9 +11,9 @@ The package's modules, by what they are:
 * :mod:`~gemenvs.agents.megagem.tuned`: :class:`ParametricBidder` (HeuristicBidder's choices as
   named weights) and :class:`TunedBidder`, its tuned member;
   :mod:`~gemenvs.agents.megagem.family`: randomised members around it (:class:`FamilyBidder`).
-* :mod:`~gemenvs.agents.megagem.batched`: the batched twins, each naming its scalar bidder in
-  ``scalar_twin`` and making its choices for many rows or games at once (:class:`TruthfulRows`,
-  :class:`BidderGames`).
+* :mod:`~gemenvs.agents.megagem.batched`: the batched twins, making a scalar bidder's choices for many
+  rows or games at once (:class:`TruthfulRows`, :class:`BidderGames`); each scalar bidder names its twin
+  in ``batched_twin``.
 
 Build a bidder for an environment with ``HeuristicBidder.for_env(env)``, or from a game with
 ``HeuristicBidder(spec=game.spec, action_spec=game.action_spec)``; by name with

@@ -1,7 +1,8 @@
 """Batched twins of MegaGem's scalar bidders: the same choices for many rows or games in one numpy pass.
 
-Each class here names its scalar bidder in ``scalar_twin`` and makes exactly that bidder's choices
-(``tests/test_act_batch.py`` plays every declared twin against its scalar bidder on the observations
+Each scalar bidder names its twin here in ``batched_twin`` (this module imports none of them: it reads
+the bidder it is given), and the twin makes exactly that bidder's choices (``tests/test_act_batch.py``
+plays every declared twin against its scalar bidder, and each bidder built on it, on the observations
 of seeded games and requires the same actions):
 
 * :class:`TruthfulRows` plays :class:`~gemenvs.agents.megagem.bidders.TruthfulAgent` on rows of any
@@ -21,7 +22,6 @@ from types import SimpleNamespace
 import numpy as np
 
 from gemenvs.agents.base import BaseAgent
-from gemenvs.agents.megagem.bidders import HeuristicBidder, TruthfulAgent
 from gemenvs.agents.megagem.decode import CHARTS, decodes_to_one, first_true, onehot_rows
 from gemenvs.agents.megagem.valuation import (
     INVEST, LOAN, TREASURE, expected_values, gems_needed_table, missions_met_table,
@@ -54,9 +54,7 @@ class TruthfulRows:
     come from :func:`~gemenvs.agents.megagem.valuation.expected_value` itself (tabled by argument).
     """
 
-    scalar_twin = TruthfulAgent
-
-    def __init__(self, agent: TruthfulAgent, num_games: int | None = None):
+    def __init__(self, agent: BaseAgent, num_games: int | None = None):
         self.agent = agent
         self.num_games = num_games
 
@@ -68,7 +66,7 @@ class TruthfulRows:
         return _truthful_rows(self.agent, observations, action_masks)
 
 
-def _truthful_rows(agent: TruthfulAgent, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+def _truthful_rows(agent: BaseAgent, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
     """:meth:`TruthfulRows.act`'s arithmetic (see the class)."""
     from gemenvs.agents.base import check_batch, legal_counts
 
@@ -193,9 +191,7 @@ class BidderGames:
     memory belongs to the game: :meth:`reset` a game when another member starts playing it.
     """
 
-    scalar_twin = HeuristicBidder
-
-    def __init__(self, agent: HeuristicBidder, num_games: int):
+    def __init__(self, agent: BaseAgent, num_games: int):
         self.agent = agent
         self.num_games = N = int(num_games)
         self.n = n = agent.decode.n
@@ -222,12 +218,12 @@ class BidderGames:
         self.private = np.zeros(N, np.bool_)        # bids found private (public_bids=False)
         self.last_valuation = np.zeros((0, 3))      # of the last act call's rows
 
-    def add_member(self, agent: HeuristicBidder) -> int:
+    def add_member(self, agent: BaseAgent) -> int:
         """Let ``agent`` play games of this table too (its parameters read now); its index for ``act``'s
-        ``members``. It must be a bidder this table plays (``batch_games`` is HeuristicBidder's) for the
+        ``members``. It must be a bidder this table plays (its ``batched_twin`` is BidderGames) for the
         same observations and actions, with the same history length and parameter shapes."""
         first = self.agent
-        if getattr(type(agent), "batch_games", None) is not HeuristicBidder.batch_games:
+        if getattr(type(agent), "batched_twin", None) is not BidderGames:
             raise ValueError(f"{type(agent).__name__} plays through its own batch_games table, not BidderGames")
         if (agent.decode.size, agent.decode.n, agent.bids, agent.reveals, int(agent.history_len)) != \
                 (first.decode.size, self.n, first.bids, first.reveals, self.H):

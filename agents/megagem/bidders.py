@@ -10,16 +10,17 @@ Blue, Green, Pink, Purple, Yellow). Without an environment, build an agent from 
 ``HeuristicBidder(spec=game.spec, action_spec=game.action_spec)``.
 
 Each has a batched twin in :mod:`gemenvs.agents.megagem.batched` that makes its choices for many
-rows or games at once: ``TruthfulAgent.act_batch`` and ``HeuristicBidder.batch_games``.
+rows or games at once, named in ``batched_twin``: ``TruthfulAgent.act_batch`` and
+``HeuristicBidder.batch_games`` play through it.
 """
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gemenvs.agents.base import BaseAgent, legal_actions
+from gemenvs.agents.megagem.batched import BidderGames, TruthfulRows
 from gemenvs.agents.megagem.decode import Decoder, View
 from gemenvs.agents.megagem.valuation import (
     INVEST, LOAN, TREASURE, lot_gems, mission_gain, private_values, public_values, unseen_counts,
@@ -27,8 +28,6 @@ from gemenvs.agents.megagem.valuation import (
 from gemenvs.core.spec import ActionSpec, ObservationSpec
 from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE, NUM_COLOURS
 
-if TYPE_CHECKING:
-    from gemenvs.agents.megagem.batched import BidderGames
 
 
 class _MegaGemAgent(BaseAgent):
@@ -76,13 +75,12 @@ class TruthfulAgent(_MegaGemAgent):
 
     name = "truthful"
     per_game_memory = False
+    #: the batched twin that makes this bidder's choices for many rows at once (:meth:`act_batch`)
+    batched_twin = TruthfulRows
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """The choices of :meth:`act` on the rows, computed for all rows at once (its batched twin,
-        :class:`~gemenvs.agents.megagem.batched.TruthfulRows`)."""
-        from gemenvs.agents.megagem.batched import TruthfulRows  # (the batched twins import this module)
-
-        return TruthfulRows(self).act(observations, action_masks)
+        """The choices of :meth:`act` on the rows, computed for all rows at once (its :attr:`batched_twin`)."""
+        return self.batched_twin(self).act(observations, action_masks)
 
     def lot_value(self, v: View) -> float:
         kind = AUCTION_TYPE[v.card]
@@ -126,6 +124,9 @@ class HeuristicBidder(_MegaGemAgent):
     """
 
     name = "heuristic"
+    #: the batched twin that plays this bidder (and every bidder built on it) in many games at once
+    #: (:meth:`batch_games`)
+    batched_twin = BidderGames
 
     #: credit for an open mission by gems still missing (0, 1, 2, 3, 4+)
     progress = (1.0, 0.4, 0.15, 0.05, 0.0)
@@ -165,9 +166,7 @@ class HeuristicBidder(_MegaGemAgent):
     def batch_games(self, num_games: int) -> BidderGames:
         """This bidder playing ``num_games`` games at once, each with its own memory (:class:`BidderGames`):
         the same choices as one instance per game, for all their decisions in one numpy pass."""
-        from gemenvs.agents.megagem.batched import BidderGames  # (the batched twins import this module)
-
-        return BidderGames(self, num_games)
+        return self.batched_twin(self, num_games)
 
     def _batch_weights(self) -> dict[str, float]:
         """The weights BidderGames plays with beside this bidder's parameters (none: the neutral ones)."""
