@@ -68,6 +68,14 @@ def _check_blocks(page: Path) -> None:
     assert len(seen) == len(set(seen)), "a section's block appears twice in a page"
 
 
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_every_section_has_its_one_block_in_each_of_its_pages(name):
+    """``--write`` finds where to put every section's block (a missing marker would fail after the measurement)."""
+    for page in SECTIONS[name].pages:
+        found = [n for n, _ in report.blocks((ROOT / page).read_text()) if n == name]
+        assert len(found) == 1, f"{page} has {len(found)} blocks of section {name}"
+
+
 def test_the_stamp_reads_back():
     section = SECTIONS["env-throughput"]
     line = report.stamp(section, 0.25, 1.5, tiny=False, when=dt.datetime(2026, 1, 2, 3, 4, tzinfo=dt.timezone.utc))
