@@ -145,7 +145,7 @@ SECTIONS: dict[str, Section] = {s.name: s for s in [
     Section("env-throughput", "docs/performance.md",
             "python benchmarks/throughput.py",
             "--seconds 0.2 --length-games 0 --rule-games 0",
-            keep=r"^Random masked play",
+            keep=r"^Random masked play", tables=(0,),
             about="decisions per second of each env beside PettingZoo's classic games"),
     Section("batched-engine", "docs/performance.md",
             "python benchmarks/megagem_batched.py",
