@@ -131,6 +131,8 @@ def _mission_gain(missions: tuple, before: tuple, gems: tuple, progress: tuple) 
 
 #: bounds of the packed key of an expected value: chart, known, total unseen, unseen of the colour, draws
 _EV_BOUNDS = (len(CHARTS), 16, 32, 8, 32)
+#: what one step of each argument but the last adds to the packed key
+_EV_STRIDES = tuple(math.prod(_EV_BOUNDS[i + 1:]) for i in range(len(_EV_BOUNDS) - 1))
 _EV_TABLE: np.ndarray | None = None  # expected_value by packed key, filled as keys are met (NaN: not yet)
 
 
@@ -148,15 +150,15 @@ def expected_values(chart: np.ndarray, known: np.ndarray, total: np.ndarray, goo
         key = key * bound + a
     key = np.broadcast_to(key, shape)
     if _EV_TABLE is None:
-        _EV_TABLE = np.full(int(np.prod(_EV_BOUNDS)), np.nan)
+        _EV_TABLE = np.full(math.prod(_EV_BOUNDS), np.nan)
     values = _EV_TABLE.take(key)
     missing = np.isnan(values)
     if missing.any():
         for k in np.unique(key[missing]).tolist():
-            c, rest = divmod(k, int(np.prod(_EV_BOUNDS[1:])))
-            kn, rest = divmod(rest, int(np.prod(_EV_BOUNDS[2:])))
-            t, rest = divmod(rest, int(np.prod(_EV_BOUNDS[3:])))
-            g, d = divmod(rest, _EV_BOUNDS[4])
+            c, rest = divmod(k, _EV_STRIDES[0])
+            kn, rest = divmod(rest, _EV_STRIDES[1])
+            t, rest = divmod(rest, _EV_STRIDES[2])
+            g, d = divmod(rest, _EV_STRIDES[3])
             _EV_TABLE[k] = expected_value(CHARTS[c], kn, t, g, d)
         values = _EV_TABLE.take(key)
     return values
