@@ -231,3 +231,47 @@ def test_expected_values_of_broadcast_arguments_are_the_scalar_ones():
             for c, kr, t, gr, d in zip(chart[:, 0], known, total[:, 0], good, draws[:, 0])]
     assert got.shape == (50, 5) and got.tolist() == want
     assert expected_values(chart, known + 16, total, good, draws) is None
+
+
+def _compensated_sum(terms, start=0):
+    """What ``sum`` does from Python 3.12 on: integers added exactly, floats by Neumaier's compensated summation."""
+    terms = list(terms)
+    if not any(isinstance(x, float) for x in [start, *terms]):
+        total = start
+        for x in terms:
+            total = total + x
+        return total
+    total, comp = float(start), 0.0
+    for x in terms:
+        t = total + x
+        comp += (total - t) + x if abs(total) >= abs(x) else (x - t) + total
+        total = t
+    return total + comp
+
+
+def test_the_bidders_arithmetic_does_not_depend_on_how_the_interpreter_sums(monkeypatch):
+    """The scalar bidders add floats left to right (``add_up``), so a seeded game is the same on every Python:
+    with ``sum`` replaced by the compensated sum of Python >= 3.12, every decision stays the same."""
+    import builtins
+
+    from gemenvs.agents.megagem import bidders, tuned, valuation
+    from gemenvs.agents.megagem.valuation import add_up
+
+    assert add_up([1e16, 1.0, -1e16]) == 0.0 and _compensated_sum([1e16, 1.0, -1e16]) == 1.0
+    game = MegaGem(num_players=4)
+
+    def decisions():
+        valuation.expected_value.cache_clear(), valuation.hypergeom_pmf.cache_clear()
+        valuation._mission_gain.cache_clear()
+        valuation._EV_TABLE = None
+        out = []
+        for seed in range(3):
+            seats = [Recorder(cls(spec=game.spec, action_spec=game.action_spec))
+                     for cls in (bidders.HeuristicBidder, tuned.TunedBidder, bidders.TruthfulAgent, bidders.HeuristicBidder)]
+            play_engine_game(game, seats, seed)
+            out.append([[(r[2], r[3]) for r in s.rows] for s in seats])
+        return out
+
+    before = decisions()
+    monkeypatch.setattr(builtins, "sum", _compensated_sum)
+    assert decisions() == before

@@ -23,7 +23,7 @@ from gemenvs.agents.base import BaseAgent, legal_actions
 from gemenvs.agents.megagem.batched import BidderGames, TruthfulRows
 from gemenvs.agents.megagem.decode import Decoder, View
 from gemenvs.agents.megagem.valuation import (
-    INVEST, LOAN, TREASURE, lot_gems, mission_gain, private_values, public_values, unseen_counts,
+    INVEST, LOAN, TREASURE, add_up, lot_gems, mission_gain, private_values, public_values, unseen_counts,
 )
 from gemenvs.core.spec import ActionSpec, ObservationSpec
 from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE, NUM_COLOURS
@@ -90,7 +90,7 @@ class TruthfulAgent(_MegaGemAgent):
             return 0.0
         gems = lot_gems(v)
         values, _ = private_values(v)
-        return sum(values[c] for c in gems) + mission_gain(v, 0, gems, (1.0, 0.0))
+        return add_up(values[c] for c in gems) + mission_gain(v, 0, gems, (1.0, 0.0))
 
     def choose_bid(self, v: View, limit: int) -> int:
         return min(limit, int(round(self.lot_value(v))))
@@ -252,8 +252,8 @@ class HeuristicBidder(_MegaGemAgent):
         total = sum(unseen_pub)
         row_left = v.row[sold:]
         # a face-down gem has the colour mix of the publicly unseen cards
-        deck_val = sum(pub[c] * unseen_pub[c] for c in range(NUM_COLOURS)) / max(total, 1)
-        per_gem = (sum(pub[c] for c in row_left) + max(0, future - len(row_left)) * deck_val) / future
+        deck_val = add_up(pub[c] * unseen_pub[c] for c in range(NUM_COLOURS)) / max(total, 1)
+        per_gem = (add_up(pub[c] for c in row_left) + max(0, future - len(row_left)) * deck_val) / future
         loans_left = sum(AUCTION_AMOUNT[k] * v.deck_left[k] for k in range(len(v.deck_left))
                          if AUCTION_TYPE[k] == LOAN)
         opp_money = sum(v.coins[1:]) + loans_left * (v.n - 1) / v.n
@@ -275,7 +275,7 @@ class HeuristicBidder(_MegaGemAgent):
         for p in range(1, n):
             limits[p] = v.coins[p] + extra
             if kind == TREASURE:
-                opp_values[p] = sum(pub[c] for c in gems) + mission_gain(v, p, gems, (1.0, 0.0))
+                opp_values[p] = add_up(pub[c] for c in gems) + mission_gain(v, p, gems, (1.0, 0.0))
             elif kind == INVEST:
                 opp_values[p] = float(amount)
         cat = LOAN if kind == LOAN else "value"
@@ -331,7 +331,7 @@ class HeuristicBidder(_MegaGemAgent):
         """The lot's value to this seat and the cost of each coin bid for it, in final-score coins (``lam``: the
         shadow price of a coin in hand)."""
         if kind == TREASURE:
-            value = sum(mine[c] for c in gems) + mission_gain(v, 0, gems, self.progress)
+            value = add_up(mine[c] for c in gems) + mission_gain(v, 0, gems, self.progress)
             cost_rate = lam
         elif kind == INVEST:
             value = float(amount)
@@ -393,10 +393,10 @@ def _cv(xs: list) -> float:
     """Coefficient of variation (inf when undefined)."""
     if len(xs) < 2:
         return math.inf
-    m = sum(xs) / len(xs)
+    m = add_up(xs) / len(xs)
     if m <= 1e-9:
         return math.inf
-    var = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
+    var = add_up((x - m) ** 2 for x in xs) / (len(xs) - 1)
     return math.sqrt(var) / m
 
 

@@ -36,7 +36,7 @@ import numpy as np
 
 from gemenvs.agents.megagem.bidders import HeuristicBidder
 from gemenvs.agents.megagem.decode import View
-from gemenvs.agents.megagem.valuation import INVEST, TREASURE, mission_gain
+from gemenvs.agents.megagem.valuation import INVEST, TREASURE, add_up, mission_gain
 from gemenvs.core.spec import ActionSpec, ObservationSpec
 from gemenvs.megagem.data import CHART_NAMES, VALUE_CHARTS
 
@@ -298,9 +298,9 @@ class ParametricBidder(HeuristicBidder):
         w = self.w
         if kind == TREASURE:
             top_row = len(v.chart) - 1
-            value = self._chart_scale[v.chart] * sum(w.gem_private * mine[c] + w.gem_public * pub[c]
-                                                     + w.gem_now * v.chart[min(v.display[c], top_row)]
-                                                     for c in gems)
+            value = self._chart_scale[v.chart] * add_up(w.gem_private * mine[c] + w.gem_public * pub[c]
+                                                        + w.gem_now * v.chart[min(v.display[c], top_row)]
+                                                        for c in gems)
             value += mission_gain(v, 0, gems, self.progress)
             cost_rate = lam
         elif kind == INVEST:

@@ -25,6 +25,16 @@ from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE, GEMS_PER_COLOUR, 
 LOAN, INVEST, TREASURE = "loan", "invest", "treasure"
 
 
+def add_up(terms) -> float:
+    """The sum of ``terms`` added left to right, one rounding per addition: what ``sum`` does up to Python
+    3.11. (From 3.12 on ``sum`` compensates the rounding of float additions, so a bidder's numbers would
+    depend on the interpreter; the batched twins add in this order too.)"""
+    total = 0
+    for x in terms:
+        total = total + x
+    return total
+
+
 @cache
 def hypergeom_pmf(total: int, good: int, draws: int) -> tuple[float, ...]:
     """P(k good cards among ``draws`` drawn from ``total`` of which ``good`` are good), k = 0..draws."""
@@ -40,7 +50,7 @@ def hypergeom_pmf(total: int, good: int, draws: int) -> tuple[float, ...]:
 def expected_value(chart: tuple, known: int, total: int, good: int, draws: int) -> float:
     """Expected chart value of a colour with ``known`` certain Display cards plus a hypergeometric rest."""
     top = len(chart) - 1
-    return sum(p * chart[min(known + k, top)] for k, p in enumerate(hypergeom_pmf(total, good, draws)))
+    return add_up(p * chart[min(known + k, top)] for k, p in enumerate(hypergeom_pmf(total, good, draws)))
 
 
 def unseen_counts(v: View, include_own_hand: bool) -> list[int]:
