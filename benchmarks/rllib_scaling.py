@@ -44,20 +44,23 @@ def run_point(config: str, label: str, overrides: list[str], seconds: float, roo
     proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode:
         raise SystemExit(f"{label} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    with open(root / name / "progress.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
-    if overrides and overrides[0] == "backend=rllib":
-        steps = [float(r["main_steps"]) for r in rows]
-        times = [float(r["seconds"]) for r in rows]
-    else:
-        rows = [r for r in rows if r.get("time/total_timesteps")]
-        steps = [float(r["time/total_timesteps"]) for r in rows]
-        times = [float(r["time/time_elapsed"]) for r in rows]
-    if len(rows) < 3:
-        raise SystemExit(f"{label}: only {len(rows)} updates in {seconds} s; give more --seconds")
-    rate = (steps[-1] - steps[0]) / max(times[-1] - times[0], 1e-9)
-    return {"label": label, "steps_per_s": rate, "updates": len(rows), "learner_steps": int(steps[-1]),
-            "wall_s": time.time() - start}
+    rate, updates, last = progress_rate(root / name / "progress.csv", rllib=bool(overrides) and overrides[0] == "backend=rllib")
+    if updates < 3:
+        raise SystemExit(f"{label}: only {updates} updates in {seconds} s; give more --seconds")
+    return {"label": label, "steps_per_s": rate, "updates": updates, "learner_steps": last, "wall_s": time.time() - start}
+
+
+def progress_rate(path: Path, rllib: bool) -> tuple[float, int, int]:
+    """(learner steps per second from the end of the first update to the end of the last, updates, learner steps)
+    read from a run's progress.csv (a row per update: ``step`` and ``seconds``; on RLlib the learner's own
+    sampled steps are ``main_steps``)."""
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r.get("step")]
+    if not rows:
+        return 0.0, 0, 0
+    steps = [float(r["main_steps" if rllib else "step"]) for r in rows]
+    times = [float(r["seconds"]) for r in rows]
+    return (steps[-1] - steps[0]) / max(times[-1] - times[0], 1e-9), len(rows), int(steps[-1])
 
 
 def plot(points: list[dict], path: Path, title: str) -> None:

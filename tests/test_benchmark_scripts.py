@@ -59,3 +59,17 @@ def test_script_bars_go_to_stderr_when_asked(capsys):
     assert "games:" in capsys.readouterr().err  # (a bar of the 2 games: one per chart and matchup)
     assert tuned.main(["--games", "1", "--charts", "A", "--workers", "1", "--no-progress"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_rllib_scaling_reads_the_rate_from_the_progress_a_run_writes(tmp_path):
+    """benchmarks/rllib_scaling.py's rate comes from the progress.csv a training run writes (a row per update)."""
+    pytest.importorskip("sb3_contrib")
+    from gemenvs.training.cli import main
+
+    scaling = _script("rllib_scaling")
+    config = str(BENCHMARKS.parent / "configs" / "megagem" / "selfplay_sb3.yaml")
+    overrides = [o for o in scaling.COMMON if not o.startswith("total_timesteps")]
+    assert main([config, f"run_root={tmp_path}", "name=sb3", *overrides, "total_timesteps=1024", "n_envs=4",
+                 "ppo.n_steps=64", "ppo.batch_size=64", "ppo.n_epochs=1", "ppo.net_arch=[16]"]) == 0
+    rate, updates, steps = scaling.progress_rate(tmp_path / "sb3" / "progress.csv", rllib=False)
+    assert updates == 4 and steps == 1024 and rate > 0
