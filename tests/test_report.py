@@ -36,17 +36,7 @@ def _tables_outside_blocks(text: str) -> list[tuple[int, str]]:
     return out
 
 
-#: pages whose figure tables the report does not all write yet: both checks below fail on them (strict xfail)
-PENDING = {"docs/results.md", "docs/performance.md"}
-
-
-def _pages():
-    return [pytest.param(p, id=str(p.relative_to(ROOT)), marks=[pytest.mark.xfail(
-        strict=True, reason="figure tables not yet written by the report")] * (str(p.relative_to(ROOT)) in PENDING))
-        for p in PAGES]
-
-
-@pytest.mark.parametrize("page", _pages())
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_figure_table_is_a_stamped_block_of_a_known_report_section(page):
     loose = [f"{page.relative_to(ROOT)}:{n}: {line[:90]}" for n, line in _tables_outside_blocks(page.read_text())
              if FIGURE.search(re.sub(r"\b95\s?%", "", line))]  # (a "95% interval" is a definition, not a figure)
