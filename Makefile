@@ -30,7 +30,7 @@ $(TEST_STAMP): pyproject.toml constraints.txt | $(PY)
 install: $(TEST_STAMP)
 
 test: $(TEST_STAMP)
-	@echo "make: running the tests on 2 processes (about 5 minutes on 2 cores)"
+	@echo "make: running the tests on 2 processes (about 4 minutes on 2 cores)"
 	$(PY) -m pytest -n 2 tests
 
 train: $(TRAIN_STAMP)
