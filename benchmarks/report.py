@@ -94,10 +94,13 @@ def training(name: str, config: str, run: str, tiny: str, about: str, **fields) 
                    images=((f"runs/{run}/learning_curve.png", f"docs/img/{run}_curve.png"),), **fields)
 
 
+#: the tiny budget of the MegaGem training sections (the make train recipe and its 3-, 5-player and long configs)
+MEGAGEM_TINY = ("total_timesteps=20000 n_envs=64 pretrain.games=20 pretrain.dagger_games=10 pretrain.epochs=1 "
+                "eval.every=10000 eval.games=10")
+
 SECTIONS: dict[str, Section] = {s.name: s for s in [
     training("make-train", "configs/megagem/selfplay.yaml", "megagem_selfplay",
-             "total_timesteps=20000 n_envs=64 pretrain.games=20 pretrain.dagger_games=10 pretrain.epochs=1 "
-             "eval.every=10000 eval.games=10 eval.final_games=10",
+             f"{MEGAGEM_TINY} eval.final_games=10",
              "the default MegaGem run (make train) and its final table", readme=r"all \("),
     training("gem-selfplay", "configs/gem/selfplay.yaml", "gem_selfplay",
              "total_timesteps=2048 n_envs=2 ppo.n_steps=512 ppo.batch_size=256 eval.every=0 eval.final_games=6",
@@ -107,16 +110,13 @@ SECTIONS: dict[str, Section] = {s.name: s for s in [
              "pretrain.games=4 pretrain.epochs=1 pretrain.dagger_rounds=0",
              "the default Gem Jam run (warm start from the rule agent) and its final table"),
     training("megagem-3p", "configs/megagem/selfplay_3p.yaml", "megagem_selfplay_3p",
-             "total_timesteps=20000 n_envs=64 pretrain.games=20 pretrain.dagger_games=10 pretrain.epochs=1 "
-             "eval.every=10000 eval.games=10 eval.final_games=12",
+             f"{MEGAGEM_TINY} eval.final_games=12",
              "the make train recipe at 3 players and its final table"),
     training("megagem-5p", "configs/megagem/selfplay_5p.yaml", "megagem_selfplay_5p",
-             "total_timesteps=20000 n_envs=64 pretrain.games=20 pretrain.dagger_games=10 pretrain.epochs=1 "
-             "eval.every=10000 eval.games=10 eval.final_games=10",
+             f"{MEGAGEM_TINY} eval.final_games=10",
              "the make train recipe at 5 players and its final table"),
     training("megagem-long", "configs/megagem/selfplay_long.yaml", "megagem_selfplay_long",
-             "total_timesteps=20000 n_envs=64 pretrain.games=20 pretrain.dagger_games=10 pretrain.epochs=1 "
-             "eval.every=10000 eval.games=10 eval.final_games=10",
+             f"{MEGAGEM_TINY} eval.final_games=10",
              "the long MegaGem run (18,000,000 decisions, hours) and its final table"),
     Section("megagem-baselines", "docs/results.md",
             "python benchmarks/megagem_agents.py --games 1000",

@@ -44,10 +44,12 @@ def run_point(config: str, label: str, overrides: list[str], seconds: float, roo
     proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode:
         raise SystemExit(f"{label} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    rate, updates, last = progress_rate(root / name / "progress.csv", rllib=bool(overrides) and overrides[0] == "backend=rllib")
+    rllib = bool(overrides) and overrides[0] == "backend=rllib"
+    rate, updates, last = progress_rate(root / name / "progress.csv", rllib=rllib)
     if updates < 3:
         raise SystemExit(f"{label}: only {updates} updates in {seconds} s; give more --seconds")
-    return {"label": label, "steps_per_s": rate, "updates": updates, "learner_steps": last, "wall_s": time.time() - start}
+    return {"label": label, "steps_per_s": rate, "updates": updates, "learner_steps": last,
+            "wall_s": time.time() - start}
 
 
 def progress_rate(path: Path, rllib: bool) -> tuple[float, int, int]:

@@ -261,8 +261,8 @@ def test_the_bidders_arithmetic_does_not_depend_on_how_the_interpreter_sums(monk
     game = MegaGem(num_players=4)
 
     def decisions():
-        valuation.expected_value.cache_clear(), valuation.hypergeom_pmf.cache_clear()
-        valuation._mission_gain.cache_clear()
+        for cached in (valuation.expected_value, valuation.hypergeom_pmf, valuation._mission_gain):
+            cached.cache_clear()
         valuation._EV_TABLE = None
         out = []
         for seed in range(3):

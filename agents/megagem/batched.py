@@ -196,6 +196,8 @@ class BidderGames:
         self.num_games = N = int(num_games)
         self.n = n = agent.decode.n
         self.H = H = int(agent.history_len)
+        d = agent.decode  # the slices whose scale is 1 (one-hot ones read as they are, see _decode)
+        self._unit_scale = {name for name, (a, b) in d.sl.items() if (d.scale[a:b] == 1).all()}
         self.w = SimpleNamespace(**{**NEUTRAL_WEIGHTS, **agent._batch_weights()})
         self.chart_scale = np.array([getattr(self.w, f"chart_scale_{k}") for k in CHART_NAMES])
         self.progress = tuple(float(p) for p in agent.progress)
@@ -333,7 +335,7 @@ class BidderGames:
 
         def first_one(name, parts=1):  # onehot_rows(block(name)) (its ``parts`` one-hot blocks), without rounding
             a, b = d.sl[name]
-            v = obs[:, a:b] if (d.scale[a:b] == 1).all() else obs[:, a:b] * d.scale[a:b]
+            v = obs[:, a:b] if name in self._unit_scale else obs[:, a:b] * d.scale[a:b]
             return first_true(decodes_to_one(v.reshape(G * parts, -1)))
 
         r = SimpleNamespace()

@@ -29,7 +29,6 @@ from gemenvs.core.spec import ActionSpec, ObservationSpec
 from gemenvs.megagem.data import AUCTION_AMOUNT, AUCTION_TYPE, NUM_COLOURS
 
 
-
 class _MegaGemAgent(BaseAgent):
     """Shared plumbing: the decoder and the ``bid`` / ``reveal`` ranges of the action spec."""
 

@@ -132,5 +132,4 @@ def decodes_to_one(values: np.ndarray) -> np.ndarray:
     return (values > 0.5) & (values < 1.5)
 
 
-
 __all__ = ["CHARTS", "Decoder", "View", "decodes_to_one", "first_true", "onehot", "onehot_rows"]
