@@ -563,3 +563,35 @@ def test_lean_and_sb3_both_learn_on_the_same_config(tmp_path):
         rates[name] = result["win_rate"]
         assert result["win_ci"][0] > 0.4, (name, result)  # chance is 0.25
     assert min(rates["lean"], rates["rounds"]) >= rates["sb3"] - 0.15, rates
+
+
+@pytest.mark.parametrize("anchor", [0.0, 1.0])
+def test_the_critic_thread_changes_the_speed_only(anchor):
+    """lean.critic_thread: the critic's pass in its own thread gives the same weights, optimizer state and
+    statistics, bit for bit, as the whole minibatch in one thread (with and without the anchor term)."""
+    out = {}
+    for threaded in (False, True):
+        cfg = load_config(DEFAULT_CONFIG, ["backend=lean", *SMALL, "n_envs=16", "ppo.n_steps=16",
+                                           "ppo.batch_size=64", f"ppo.anchor_coef={anchor}", "pretrain.teacher=heuristic",
+                                           f"lean.critic_thread={str(threaded).lower()}"])
+        env = make_env(cfg)
+        env.update_opponents([("random", "random")])
+        learner = LeanPPO(cfg, env)
+        if anchor:
+            learner.set_anchor()
+        learner.start()
+        stats = []
+        for _ in range(2):
+            assert learner.collect()
+            stats.append(learner.update())
+        weights = [v.clone() for v in learner.model.state_dict().values()]
+        moments = [v.clone() for s in learner.optimizer.state.values() for v in s.values()]
+        out[threaded] = weights, moments, json.dumps(stats)
+        assert (learner._critic_thread is not None) == threaded
+        if threaded:
+            learner._critic_thread.shutdown()
+        env.close()
+    (w0, m0, s0), (w1, m1, s1) = out[False], out[True]
+    assert s0 == s1
+    assert all(torch.equal(a, b) for a, b in zip(w0 + m0, w1 + m1))
+    assert not torch.equal(w1[0], ActorCritic(w1[0].shape[1], 91, [64]).state_dict()["actor.0.weight"])

@@ -254,6 +254,10 @@ class LeanConfig:
     takes the new weights when the update joins; evaluations, snapshots and checkpoints are taken then. A run stays
     deterministic under its seed (sampling and the minibatch order draw from separate generators). false: collect,
     then update, in turn"""
+    critic_thread: bool = True
+    """true: in each minibatch of an update the critic's forward and backward pass run in a second thread beside
+    the actor's, so an update uses two cores. Actor and critic share no parameters, so the gradients, and the run,
+    are bit for bit the ones of one thread (false): this changes the speed only"""
 
 
 @dataclass

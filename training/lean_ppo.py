@@ -87,6 +87,7 @@ import io
 import math
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 from typing import ClassVar
@@ -283,6 +284,9 @@ class LeanPPO:
         self._next_obs: np.ndarray | None = None
         self._next_masks: np.ndarray | None = None
         self.anchor: nn.Module | None = None  # set_anchor(): the frozen actor that ppo.anchor_coef pulls towards
+        # lean.critic_thread: the critic's pass of each minibatch beside the actor's
+        self._critic_thread = ThreadPoolExecutor(1, thread_name_prefix="lean-ppo-critic") \
+            if cfg.lean.critic_thread else None
 
     def set_anchor(self) -> None:
         """Freeze a copy of the actor as it is now (after pretraining): each update then adds
@@ -453,32 +457,33 @@ class LeanPPO:
             for first in range(0, len(rows), p.batch_size):
                 idx = order[first:first + p.batch_size]
                 o, m = obs[idx], masks[idx]  # (gathered once for the actor and the critic)
+                self.optimizer.zero_grad(set_to_none=True)
+                critic = self._critic_pass(o, returns[idx])  # (lean.critic_thread: running beside the actor's)
                 logits = self.model.masked_logits(o, m)
                 logp, entropy = log_probs_and_entropy(logits, m, actions[idx])
-                value = self.model.value(o)
                 adv = advantages[idx]
                 if len(idx) > 1:
                     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 log_ratio = logp - old_logp[idx]
                 ratio = log_ratio.exp()
                 policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - p.clip_range, 1 + p.clip_range)).mean()
-                value_loss = F.mse_loss(value, returns[idx])
-                loss = policy_loss - p.ent_coef * entropy.mean() + p.vf_coef * value_loss
+                actor_loss = policy_loss - p.ent_coef * entropy.mean()
                 if self.anchor is not None and p.anchor_coef:
                     with torch.no_grad():
                         ref_logits = self.anchor(o).masked_fill(~m, MASKED_LOGIT)
                     anchor_kl = masked_kl(logits, ref_logits, m).mean()
-                    loss = loss + p.anchor_coef * anchor_kl
+                    actor_loss = actor_loss + p.anchor_coef * anchor_kl
                     stats["anchor_kl"].append(anchor_kl.item())
                 with torch.no_grad():
                     approx_kl = float(((ratio - 1) - log_ratio).mean())
                     stats["clip_fraction"].append(float(((ratio - 1).abs() > p.clip_range).float().mean()))
                 stats["approx_kl"].append(approx_kl)
                 if p.target_kl is not None and approx_kl > 1.5 * p.target_kl:
+                    critic.result()  # (its gradients are dropped: no step follows)
                     stop = True
                     break
-                self.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
+                actor_loss.backward()
+                value_loss = critic.result()
                 nn.utils.clip_grad_norm_(params, p.max_grad_norm)
                 self.optimizer.step()
                 stats["policy_loss"].append(policy_loss.item())
@@ -492,6 +497,23 @@ class LeanPPO:
         out = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
         out["epochs"] = epochs
         return out
+
+    def _critic_pass(self, obs: torch.Tensor, returns: torch.Tensor) -> Future:
+        """The critic's part of a minibatch: its value loss (MSE to ``returns``) and the gradients of
+        ``vf_coef`` times it, in the critic thread (``lean.critic_thread``) or here; a future of the loss.
+
+        Actor and critic share no parameters, so this backward pass and the actor's give the gradients one
+        backward pass of the summed loss gives, bit for bit."""
+        def run() -> torch.Tensor:
+            value_loss = F.mse_loss(self.model.value(obs), returns)
+            (self.cfg.ppo.vf_coef * value_loss).backward()
+            return value_loss
+
+        if self._critic_thread is None:
+            done: Future = Future()
+            done.set_result(run())
+            return done
+        return self._critic_thread.submit(run)
 
     def agent(self, deterministic: bool = True, seed: int | None = None, step: int | None = None) -> PolicyAgent:
         """The learning actor now, as a PolicyAgent (metadata: backend, ``step`` (by default the decisions
@@ -694,6 +716,8 @@ class LeanLearner(Learner):
             if self.ppo._job is not None:  # (an error in collection: let the update finish before leaving)
                 self.ppo._job.join()
                 self.ppo._job = None
+            if self.ppo._critic_thread is not None:
+                self.ppo._critic_thread.shutdown()
             self.env.close()
 
 
