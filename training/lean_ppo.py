@@ -41,6 +41,9 @@ style of CleanRL's ``ppo.py`` so that nothing stands between the batched engine 
    1.5 * target_kl (as SB3 does). With ``ppo.anchor_coef`` > 0 after pretraining, the loss also holds
    ``anchor_coef * KL(policy || the actor as pretraining left it)`` over the legal actions
    (:meth:`LeanPPO.set_anchor`), so fine-tuning leaves the cloned teacher only where the reward pays.
+   With ``lean.critic_thread`` (the default) the critic's forward and backward pass of each minibatch
+   run in a second thread beside the actor's (:meth:`LeanPPO._critic_pass`): the networks share no
+   parameters, so the gradients are the same bit for bit, and an update uses two cores.
 5. **Overlap** (``lean.overlap: true``): the update of rollout k runs in a background thread
    (:meth:`LeanPPO.update_async`, :meth:`LeanPPO.join`) while rollout k+1 is collected, so the engine
    and the update use both cores (torch and numpy release the GIL in their kernels). Rollout k+1 is
