@@ -572,8 +572,8 @@ def test_the_critic_thread_changes_the_speed_only(anchor):
     out = {}
     for threaded in (False, True):
         cfg = load_config(DEFAULT_CONFIG, ["backend=lean", *SMALL, "n_envs=16", "ppo.n_steps=16",
-                                           "ppo.batch_size=64", f"ppo.anchor_coef={anchor}", "pretrain.teacher=heuristic",
-                                           f"lean.critic_thread={str(threaded).lower()}"])
+                                           "ppo.batch_size=64", f"ppo.anchor_coef={anchor}",
+                                           "pretrain.teacher=heuristic", f"lean.critic_thread={str(threaded).lower()}"])
         env = make_env(cfg)
         env.update_opponents([("random", "random")])
         learner = LeanPPO(cfg, env)
@@ -588,8 +588,7 @@ def test_the_critic_thread_changes_the_speed_only(anchor):
         moments = [v.clone() for s in learner.optimizer.state.values() for v in s.values()]
         out[threaded] = weights, moments, json.dumps(stats)
         assert (learner._critic_thread is not None) == threaded
-        if threaded:
-            learner._critic_thread.shutdown()
+        learner.close()
         env.close()
     (w0, m0, s0), (w1, m1, s1) = out[False], out[True]
     assert s0 == s1

@@ -518,6 +518,11 @@ class LeanPPO:
             return done
         return self._critic_thread.submit(run)
 
+    def close(self) -> None:
+        """Stop the critic thread (``lean.critic_thread``); no update may run after this."""
+        if self._critic_thread is not None:
+            self._critic_thread.shutdown()
+
     def agent(self, deterministic: bool = True, seed: int | None = None, step: int | None = None) -> PolicyAgent:
         """The learning actor now, as a PolicyAgent (metadata: backend, ``step`` (by default the decisions
         collected), game)."""
@@ -719,8 +724,7 @@ class LeanLearner(Learner):
             if self.ppo._job is not None:  # (an error in collection: let the update finish before leaving)
                 self.ppo._job.join()
                 self.ppo._job = None
-            if self.ppo._critic_thread is not None:
-                self.ppo._critic_thread.shutdown()
+            self.ppo.close()
             self.env.close()
 
 
