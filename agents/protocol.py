@@ -63,7 +63,7 @@ class Limits:
     decision_timeout: float = 10.0
     game_timeout: float = 600.0
     retries: int = 1
-    start_timeout: float = 30.0
+    start_timeout: float = 10.0
     max_line_bytes: int = MAX_LINE_BYTES
 
     def __post_init__(self) -> None:
