@@ -32,7 +32,8 @@ import re
 import shlex
 import shutil
 import time
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -181,6 +182,19 @@ def _jsonable(value) -> bool:
         return False
 
 
+_LABELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def labels_of(game) -> tuple[list[str], list[str]]:
+    """Every action id's action-spec label (``bid[3]``) and the game's own name of it (``bid 3``), made once per
+    game object."""
+    found = _LABELS.get(game)
+    if found is None:
+        ids = range(game.num_actions)
+        found = _LABELS[game] = ([game.action_spec.label(a) for a in ids], [game.action_name(a) for a in ids])
+    return found
+
+
 def view_text(game, state, seat: int) -> str:
     """The seat's text view: the text render its game's entry gives that seat (what ``render_view`` shows)."""
     entry = _entry(game)
@@ -197,7 +211,7 @@ def start_message(game, seat: int, limits: Limits) -> dict:
         "env_id": entry.env_id if entry is not None else None, "env_version": int(game.version),
         "options": {k: v for k, v in game.options().items() if _jsonable(v)},
         "seat": int(seat), "num_players": int(game.num_players), "num_actions": int(game.num_actions),
-        "action_labels": [game.action_spec.label(a) for a in range(game.num_actions)],
+        "action_labels": list(labels_of(game)[0]),
         "observation_size": int(spec.size),
         "observation_slices": [{"name": s.name, "offset": s.offset, "shape": list(s.shape), "scale": s.scale,
                                 "meaning": s.meaning} for s in spec.slices],
@@ -208,22 +222,33 @@ def start_message(game, seat: int, limits: Limits) -> dict:
 
 @dataclass
 class Seen:
-    """How much of a game's logs a seat has been sent: decisions of the log, events of the narrative log."""
+    """How much of a game's logs a seat has been sent: decisions of the log, events of the narrative log, and
+    the decisions it was sent with their action hidden (``hidden``: log indices)."""
 
     decisions: int = 0
     narrative: int = 0
+    hidden: list[int] = field(default_factory=list)
 
 
-def events_since(game, state, seat: int, seen: Seen) -> tuple[list[dict], list[str]]:
-    """The decisions (as ``seat`` may know them: :meth:`Game.visible_log`) and the narrative sentences it may
-    see (:meth:`Game.game_log`) since ``seen``; ``seen`` moves on to now."""
-    log = game.visible_log(state, seat)
-    events = [{"seat": int(p), "action": None if a is None else int(a),
-               "label": None if a is None else game.action_spec.label(a), "forced": f}
-              for p, a, f in log[seen.decisions:]]
+def events_since(game, state, seat: int, seen: Seen) -> tuple[list[dict], list[dict], list[str]]:
+    """What ``seat`` may see happened since ``seen``: the decisions of the log (as it may know them:
+    :meth:`Game.visible_entry`), the earlier decisions it was sent hidden whose action it may see now (a
+    sealed bid once its round resolves), and the narrative sentences (:meth:`Game.game_log`); ``seen`` moves
+    on to now."""
+    labels = labels_of(game)[0]
+
+    def event(k: int) -> dict:
+        p, a, f = game.visible_entry(state, seat, k)
+        return {"index": k, "seat": int(p), "action": None if a is None else int(a),
+                "label": None if a is None else labels[a], "forced": f}
+
+    revealed = [e for e in map(event, seen.hidden) if e["action"] is not None]
+    events = [event(k) for k in range(seen.decisions, len(state.log))]
     narrative = game.game_log(state, seat, start=seen.narrative)
-    seen.decisions, seen.narrative = len(log), game.game_log_size(state)
-    return events, narrative
+    shown = {e["index"] for e in revealed}
+    seen.hidden = [k for k in seen.hidden if k not in shown] + [e["index"] for e in events if e["action"] is None]
+    seen.decisions, seen.narrative = len(state.log), game.game_log_size(state)
+    return events, revealed, narrative
 
 
 def decide_message(game, state, seat: int, seen: Seen, number: int = 1, observation=None, mask=None) -> dict:
@@ -232,13 +257,13 @@ def decide_message(game, state, seat: int, seen: Seen, number: int = 1, observat
     obs = game.observe(state, seat) if observation is None else observation
     mask = game.legal_mask(state, seat) if mask is None else mask
     legal = [int(a) for a in np.flatnonzero(mask)]
-    events, narrative = events_since(game, state, seat, seen)
+    events, revealed, narrative = events_since(game, state, seat, seen)
+    labels, names = labels_of(game)
     return {
         "type": "decide", "decision": int(number), "seat": int(seat),
         "observation": np.asarray(obs, dtype=np.float64).tolist(), "mask": np.asarray(mask, dtype=np.int64).tolist(),
-        "legal": legal, "legal_labels": [game.action_spec.label(a) for a in legal],
-        "legal_names": [game.action_name(a) for a in legal],
-        "view": view_text(game, state, seat), "events": events, "narrative": narrative,
+        "legal": legal, "legal_labels": [labels[a] for a in legal], "legal_names": [names[a] for a in legal],
+        "view": view_text(game, state, seat), "events": events, "revealed": revealed, "narrative": narrative,
     }
 
 
@@ -248,11 +273,11 @@ def end_message(game, state, seat: int, seen: Seen, forfeits=None) -> dict:
     the events since its last decision; ``seen`` moves on to the end."""
     forfeits = list(forfeits) if forfeits is not None else [None] * game.num_players
     winners, ranks = standing(game, state, forfeits)
-    events, narrative = events_since(game, state, seat, seen)
+    events, revealed, narrative = events_since(game, state, seat, seen)
     return {
         "type": "end", "seat": int(seat), "scores": [float(x) for x in game.results(state).scores],
         "winners": winners, "ranks": ranks, "forfeits": forfeits, "forfeit": forfeits[seat],
-        "view": view_text(game, state, seat), "events": events, "narrative": narrative,
+        "view": view_text(game, state, seat), "events": events, "revealed": revealed, "narrative": narrative,
     }
 
 
@@ -284,8 +309,9 @@ def parse_answer(line: bytes, game, legal: list[int]) -> tuple[int | None, str |
             return action, None, None
         return None, "illegal", f"action {action} is not legal now (legal: {_short_list(legal)})"
     names: dict[str, set] = {}
+    labels, own = labels_of(game)
     for a in legal:
-        for name in (game.action_spec.label(a), game.action_name(a)):
+        for name in (labels[a], own[a]):
             names.setdefault(_words(name), set()).add(a)
     found = names.get(_words(action), set())
     if len(found) == 1:

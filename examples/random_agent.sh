@@ -26,5 +26,4 @@ BEGIN { if (seed != "") srand(seed); else srand() }
     }
     fflush()
 }
-/^\{"type":"end"/ { print "game over" > "/dev/stderr" }
 '

@@ -288,3 +288,27 @@ def test_a_protocol_agent_plays_one_seat_a_game_and_needs_the_match_runner():
     assert agent.pid is not None
     agent.close()
     assert agent.pid is None
+
+
+def test_sealed_bids_sent_hidden_are_sent_again_once_revealed():
+    """A seat's messages carry every decision of the game once, as it may see it then; a sealed bid sent hidden
+    comes again in ``revealed`` once its round resolves, so by the end the seat has been told every action its
+    final visible log shows."""
+    from gemenvs.agents.protocol import end_message
+
+    game = make_raw_env("megagem", {}).game
+    state, rng, seen, told = game.new_state(7), np.random.default_rng(0), Seen(), {}
+    hidden_sent = 0
+    while not game.is_over(state):
+        p = game.to_act(state)[0]
+        if p == 0:
+            message = decide_message(game, state, 0, seen)
+            hidden_sent += sum(e["action"] is None for e in message["events"])
+            for e in message["events"] + message["revealed"]:
+                told[e["index"]] = e["action"]
+        game.apply_legal(state, p, int(rng.choice(game.legal_actions(state, p))))
+    end = end_message(game, state, 0, seen)
+    for e in end["events"] + end["revealed"]:
+        told[e["index"]] = e["action"]
+    assert hidden_sent > 0 and sorted(told) == list(range(len(state.log)))
+    assert [told[k] for k in sorted(told)] == [a for _, a, _ in game.visible_log(state, 0)]
