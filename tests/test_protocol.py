@@ -312,3 +312,24 @@ def test_sealed_bids_sent_hidden_are_sent_again_once_revealed():
         told[e["index"]] = e["action"]
     assert hidden_sent > 0 and sorted(told) == list(range(len(state.log)))
     assert [told[k] for k in sorted(told)] == [a for _, a, _ in game.visible_log(state, 0)]
+
+
+def test_a_client_is_an_opponent_of_the_gymnasium_view(tmp_path, monkeypatch):
+    """``gymnasium.make(ENV_ID, opponents="cmd:...")``: the program plays the other seats, hears each game's end
+    at the next reset, and is ended by ``env.close()``."""
+    import gymnasium
+
+    folder = tmp_path / "pids"
+    folder.mkdir()
+    monkeypatch.setenv("PROTOCOL_CLIENT_PIDS", str(folder))
+    env = gymnasium.make("gemenvs/GEM-v0", opponents=f"cmd:{CLIENT} random")
+    for episode in range(2):
+        _, info = env.reset(seed=episode)
+        done = False
+        while not done:
+            _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            done = term or trunc
+    opponents = env.unwrapped.opponents.agents
+    assert [a.totals["games"] for a in opponents] == [1, 1] and all(a.forfeit is None for a in opponents)
+    env.close()
+    assert all(a.pid is None for a in opponents) and not any(alive(int(p.name)) for p in folder.iterdir())
