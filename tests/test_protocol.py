@@ -243,8 +243,8 @@ def test_a_tournament_goes_on_past_a_crashing_client_and_counts_its_forfeits(tmp
     from gemenvs.arena import tournament
 
     out = tmp_path / "t"
-    crash = f"cmd:{CLIENT} exit 3"
-    argv = ["--game", "gem", "--agents", "random", crash, EXAMPLES["sh"], "--games", "6", "--out", str(out),
+    crash = f"cmd:{CLIENT} exit 3"  # (and a client that plays on: its copies must end with the workers)
+    argv = ["--game", "gem", "--agents", "random", crash, f"cmd:{CLIENT} random", "--games", "6", "--out", str(out),
             "--no-progress", "--workers", "2", "--decision-timeout", "5"]
     assert tournament.main(argv) == 0
     printed = capsys.readouterr().out
