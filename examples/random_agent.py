@@ -39,7 +39,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=None, help="seed of the choices (default: fresh)")
     parser.add_argument("--serve", metavar="tcp:HOST:PORT|unix:PATH", default=None,
-                        help="listen on a local socket, one game session per connection, instead of stdin/stdout")
+                        help="listen on a local socket, a player of its own for each connection, instead of stdin/stdout")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     if args.serve is None:
