@@ -117,3 +117,63 @@ def decide(agent: Agent, state, seat: int, observation: np.ndarray, action_mask:
     if getattr(agent, "needs_state", False):
         return agent.act_with_state(state, seat, observation, action_mask)
     return agent.act(observation, action_mask)
+
+
+# ----------------------------------------------------------------------------- the end of a game, and forfeits
+
+def forfeit_of(agent) -> str | None:
+    """Why ``agent`` forfeited its current (or last) game, or None: an agent with a ``forfeit`` attribute (a
+    protocol agent whose program timed out, crashed or answered badly; :mod:`gemenvs.agents.protocol`)."""
+    reason = getattr(agent, "forfeit", None)
+    return reason if isinstance(reason, str) else None
+
+
+def _ranks(keys) -> list[float]:
+    """Place of every seat by ``keys`` (1 = first, the highest key); tied seats share the mean of their places."""
+    return [1 + sum(1 for o in keys if o > k) + 0.5 * (sum(1 for o in keys if o == k) - 1) for k in keys]
+
+
+def _plain(key):
+    return list(key) if isinstance(key, (tuple, list)) else float(key)
+
+
+def standing(game, state, forfeits=None) -> tuple[list[int], list[float]]:
+    """Winners and ranks (1 = first; tied seats share the mean of their places) of a finished game in which
+    every seat with a reason in ``forfeits`` (one entry per seat, None for a seat that played on) lost: it
+    is never a winner and ranks after every other seat. Without forfeits: the game's own winners, and the
+    ranks of its rank keys (the scores unless the rules break ties)."""
+    res = game.results(state)
+    keys = [_plain(k) for k in (res.rank_keys if res.rank_keys is not None else res.scores)]
+    out = [f is not None for f in forfeits] if forfeits is not None else [False] * len(keys)
+    if not any(out):
+        return [int(w) for w in res.winners], _ranks(keys)
+    ranks = _ranks([(0 if o else 1, k) for o, k in zip(out, keys)])
+    winners = [int(w) for w in res.winners if not out[w]]
+    if not winners and not all(out):
+        best = min(r for r, o in zip(ranks, out) if not o)
+        winners = [p for p, (r, o) in enumerate(zip(ranks, out)) if not o and r == best]
+    return winners, ranks
+
+
+def end_game(agents, state) -> list[str | None]:
+    """Tell the agents of a finished game (``agents[p]`` in seat ``p``; None for a seat played otherwise) that it
+    is over: each with a ``game_over(state, seat, forfeits)`` method is called (a protocol agent sends its
+    program the result). The forfeit reason of every seat (:func:`forfeit_of`), gathered first."""
+    forfeits = [None if a is None else forfeit_of(a) for a in agents]
+    for p, agent in enumerate(agents):
+        hook = getattr(agent, "game_over", None)
+        if hook is not None:
+            hook(state, p, forfeits)
+    return forfeits
+
+
+def close_agents(agents) -> None:
+    """Close every agent that holds something outside this process (``close()``: a protocol agent ends its
+    program); each distinct agent once."""
+    seen = set()
+    for agent in agents:
+        if agent is not None and id(agent) not in seen:
+            seen.add(id(agent))
+            close = getattr(agent, "close", None)
+            if callable(close):
+                close()

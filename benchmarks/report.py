@@ -147,6 +147,11 @@ SECTIONS: dict[str, Section] = {s.name: s for s in [
             "--seconds 0.2 --length-games 0 --rule-games 0",
             keep=r"^Random masked play", tables=(0,),
             about="decisions per second of each env beside PettingZoo's classic games"),
+    Section("protocol-overhead", "docs/protocol.md",
+            "python benchmarks/protocol_overhead.py",
+            "--seconds 0.2 --games gem",
+            about="decisions per second of agents in another program over stdin/stdout beside the in-process "
+                  "random agent"),
     Section("batched-engine", "docs/performance.md",
             "python benchmarks/megagem_batched.py",
             "--seconds 0.2 --batches 16",

@@ -35,6 +35,8 @@ _PLAY_LINES = """\
       (the model that gemenvs-train configs/megagem/selfplay.yaml writes)
   gemenvs play gemjam --opponents runs/gemjam_selfplay/best_model.zip
       (the model that gemenvs-train configs/gemjam/selfplay.yaml writes, also as best_model.npz)
+  gemenvs play gem --opponents "cmd:python examples/random_agent.py"
+      (a program playing over the JSON-lines protocol of docs/protocol.md, one per seat)
 """
 #: the example lines of ``gemenvs replay --help`` (game.jsonl: what ``gemenvs play ... --save game.jsonl`` writes)
 _REPLAY_LINES = """\
@@ -77,8 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("game", nargs="?", metavar="GAME", help="megagem, gem or gemjam")
     play.add_argument("--players", type=int, metavar="N", help="number of seats (default: the game's default)")
     play.add_argument("--opponents", nargs="+", metavar="NAME_OR_MODEL",
-                      help="a baseline name (random, heuristic, greedy, rule, ...) or a policy file (.zip, .npz): "
-                           "one for every other seat, or one per other seat in seat order")
+                      help="a baseline name (random, heuristic, greedy, rule, ...), a policy file (.zip, .npz) or a "
+                           "program playing over the JSON-lines protocol (\"cmd:python my_agent.py\", tcp:HOST:PORT, "
+                           "unix:PATH): one for every other seat, or one per other seat in seat order")
     play.add_argument("--seat", type=int, metavar="K", help="your seat, 0..N-1 (default 0); with --replay: the view")
     play.add_argument("--seed", type=int, metavar="S", help="the game's seed (default: a random one, shown)")
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
@@ -188,12 +191,16 @@ def play_command(args: argparse.Namespace, screen) -> int:
             raise UsageError(f"opponent {spec!r}: {getattr(e, 'strerror', None) or e}") from None
         names[p] = _opponent_label(spec)
     env.close()
+    from gemenvs.agents.base import close_agents
+
     try:
         state = play_human_game(game, seat, agents, seed, screen, names)
     except (QuitGame, EOFError) as e:
         screen.say("\nend of input: you left the game." if isinstance(e, EOFError) else "You left the game.")
         screen.say(f"(seed {seed}; nothing saved: the game was not finished)" if args.save else f"(seed {seed})")
         return 0
+    finally:
+        close_agents(agents)  # (a program playing over the protocol is ended)
     if args.save:
         try:
             path = save_game(args.save, game, state, players=names)

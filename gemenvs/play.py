@@ -654,11 +654,12 @@ def play_human_game(game: Game, seat: int, agents: Sequence, seed: int, screen: 
     The loop is :func:`gemenvs.arena.match.play_engine_game`'s (the first seat of ``to_act``
     decides; agents see their own observation and mask, and a search agent such as ``ismcts:16``
     is handed the state too, through :func:`gemenvs.agents.base.decide`; every action goes
-    through ``game.apply``; agent ``p`` is reseeded with ``seed * 1009 + p``), with the person's seat
+    through ``game.apply``; agent ``p`` is reseeded with ``seed * 1009 + p``; at the end each agent hears that
+    the game is over, a program playing over the protocol gets its ``end``), with the person's seat
     asked through ``screen``. Raises :class:`QuitGame` when the person leaves, EOFError when the
     input ends.
     """
-    from gemenvs.agents.base import decide
+    from gemenvs.agents.base import decide, end_game
 
     if not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be in 0..{game.num_players - 1}; got {seat}")
@@ -677,6 +678,7 @@ def play_human_game(game: Game, seat: int, agents: Sequence, seed: int, screen: 
         else:
             action = decide(agents[p], state, p, game.observe(state, p), game.legal_mask(state, p))
         game.apply(state, p, action)
+    end_game([None if p == seat else agent for p, agent in enumerate(agents)], state)
     screen.heading(f"{game_title(game)} - game over")
     for line in recent.new_lines(state):
         screen.say(line, "dim")

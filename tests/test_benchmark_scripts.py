@@ -73,3 +73,12 @@ def test_rllib_scaling_reads_the_rate_from_the_progress_a_run_writes(tmp_path):
                  "ppo.n_steps=64", "ppo.batch_size=64", "ppo.n_epochs=1", "ppo.net_arch=[16]"]) == 0
     rate, updates, steps = scaling.progress_rate(tmp_path / "sb3" / "progress.csv", rllib=False)
     assert updates == 4 and steps == 1024 and rate > 0
+
+
+def test_protocol_overhead_measures_the_example_clients_beside_the_in_process_agent(capsys):
+    overhead = _script("protocol_overhead")
+    assert overhead.main(["--seconds", "0.1", "--games", "gem"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| gem |")]
+    assert [row.split(" | ")[1] for row in rows] == ["RandomAgent, in process", "python client, stdin/stdout",
+                                                     "sh + awk client, stdin/stdout"]
+    assert all(float(row.split(" | ")[2].replace(",", "")) > 0 for row in rows)

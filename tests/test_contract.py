@@ -4,7 +4,8 @@ As Pgx's ``api_test`` serves every Pgx game, this one file checks every game at 
 count: PettingZoo's API, parallel and seed tests; Gymnasium's ``check_env`` on the
 single-learner view; the mask as the single source of legality (``explain`` words every illegal
 action, never decides one); forced decisions never reach an agent; state round trips through
-JSON; no hidden information in an observation (by resampling what the observer cannot see);
+JSON; no hidden information in an observation (by resampling what the observer cannot see), nor in what a
+program playing a seat over the JSON-lines protocol is sent;
 the full state for centralised critics; clear errors for bad input; golden games; docs
 coverage of the games with a docs page. A new game gets all of it by registering its entry, as
 the tests' own toy game does (``tests/conftest.py``, ``tests/toy_game.py``).
@@ -310,6 +311,30 @@ def test_no_hidden_information_in_observations(entry, n):
             p = game.to_act(r)[0]
             game.apply_legal(r, p, int(game.legal_actions(r, p)[0]))
     assert changed > 0, "resample_hidden never changed anything: is there really nothing hidden?"
+
+
+@parametrize_cases
+def test_no_hidden_information_in_protocol_messages(entry, n):
+    """What a program playing a seat over the JSON-lines protocol is sent (gemenvs.agents.protocol: the start
+    message, and a decide message with the events since any earlier point) is the same, byte for byte, in
+    every state that seat cannot tell apart (the state with what it cannot see resampled)."""
+    from gemenvs.agents.protocol import Limits, Seen, decide_message, encode, start_message
+
+    game = _game(entry, n)
+    rng = np.random.default_rng(10)
+    compared = 0
+    for s in random_states(game, seed=8, games=1, every=6):
+        if game.is_over(s):
+            continue
+        for observer in range(n):
+            r = game.resample_hidden(s, observer, rng)
+            assert encode(start_message(game, observer, Limits())) == encode(start_message(_game(entry, n), observer,
+                                                                                           Limits()))
+            # (the events since the game's start: those since any later point are a part of them)
+            assert encode(decide_message(game, r, observer, Seen())) == encode(decide_message(game, s, observer, Seen())), \
+                f"seat {observer} is sent something it cannot see"
+            compared += 1
+    assert compared > 0
 
 
 # ----------------------------------------------------------------------------- golden games and docs

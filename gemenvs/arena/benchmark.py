@@ -18,7 +18,12 @@ Every metric is read from the engine's final state (MegaGem's auction history, l
 investments, mission owners and coins; GEM's card owners and sides, by replaying the decision
 log through the engine), never from rendered text. A POLICY may be a search agent (``ismcts:N``, N
 simulations per decision): the games run through :func:`gemenvs.arena.match.play_engine_game`, which
-hands it the engine state (:func:`gemenvs.agents.base.decide`).
+hands it the engine state (:func:`gemenvs.agents.base.decide`). A POLICY may also be another program that plays
+over the JSON-lines protocol (``"cmd:python my_agent.py"``, ``tcp:HOST:PORT``, ``unix:PATH``;
+:mod:`gemenvs.agents.protocol`), its stderr kept in ``--out``/``protocol-logs``: a game it forfeits (too slow,
+crashed, answered badly after its retries) counts as a loss, and every row says how many games its policy
+forfeited and how many of those were timeouts (columns of the CSV always, of the Markdown tables when a
+policy forfeited).
 
 **megagem-bidding-v1** (charts A-E x 3, 4, 5 players, 20 deals per cell, field: heuristic,
 truthful, random, heuristic clockwise after the policy, as many as the seats need, reversed in odd
@@ -43,6 +48,7 @@ import argparse
 import csv
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from concurrent.futures import as_completed
@@ -51,10 +57,12 @@ from pathlib import Path
 
 import numpy as np
 
+from gemenvs.agents.base import close_agents, forfeit_of, standing
+from gemenvs.agents.protocol import TIMEOUT_REASONS, is_protocol_spec
 from gemenvs.arena.match import play_engine_game, wilson_interval
 from gemenvs.arena.resolve import AgentSpecError, resolve_agent
 from gemenvs.arena.tournament import (
-    TournamentError, agent_seed, make_raw_env, mean_interval, progress_bar,
+    PROTOCOL_LOGS, TournamentError, agent_seed, limits_of, make_raw_env, mean_interval, progress_bar,
 )
 from gemenvs.core.entry import game_pool
 
@@ -169,16 +177,23 @@ METRICS = {"megagem": megagem_metrics, "gem": gem_metrics}
 _WORKER: dict = {}
 
 
-def _play_cell(bench_name: str, policy: str, cell: int, deals: Sequence[int], greedy: bool = False) -> list[dict]:
-    """Play ``deals`` of ``cell`` with ``policy`` in every seat; one dict of raw counts per game."""
+def close_worker_agents() -> None:
+    """Close the agents this process built for a benchmark (a program's process is ended) and forget them."""
+    close_agents(list(_WORKER.get("agents", {}).values()))
+    _WORKER.clear()
+
+
+def _play_cell(bench_name: str, policy: str, cell: int, deals: Sequence[int], greedy: bool = False,
+               protocol: dict | None = None) -> list[dict]:
+    """Play ``deals`` of ``cell`` with ``policy`` in every seat; one dict of raw counts per game (``forfeit``
+    and ``timeout``: 1 when the policy's seat forfeited, for being too slow). ``protocol``: the settings of a
+    policy that is a program (:func:`~gemenvs.arena.resolve.resolve_agent`)."""
     bench = BENCHMARKS[bench_name]
     options = dict(bench.cells[cell])
-    key = (bench_name, policy, cell, greedy)
+    key = (bench_name, policy, cell, greedy, json.dumps(protocol or {}, sort_keys=True, default=str))
     if _WORKER.get("key") != key:
         env = make_raw_env(bench.game, options)
-        n = env.game.num_players
-        field = dict(bench.field)[n]
-        _WORKER.clear()
+        close_worker_agents()
         _WORKER.update(key=key, env=env, agents={})
     env = _WORKER["env"]
     game, n = env.game, env.game.num_players
@@ -194,16 +209,26 @@ def _play_cell(bench_name: str, policy: str, cell: int, deals: Sequence[int], gr
             for seat in range(n):
                 cache_key = (specs[seat], seat)
                 if cache_key not in _WORKER["agents"]:
-                    _WORKER["agents"][cache_key] = resolve_agent(bench.game, specs[seat], env, seed=0, greedy=greedy)
+                    settings = {**(protocol or {}), "log_name": f"{bench.name}-cell{cell}-seat{seat}-{os.getpid()}"}
+                    _WORKER["agents"][cache_key] = resolve_agent(bench.game, specs[seat], env, seed=0, greedy=greedy,
+                                                                 protocol=settings)
                 agents.append(_WORKER["agents"][cache_key])
             gid = (cell * 10_000 + k) * 8 + s
             state = play_engine_game(game, agents, seed, [agent_seed(bench.seed, gid, t) for t in range(n)])
-            out.append({"cell": cell, "deal": k, "seat": s, **reader(game, state, s)})
+            counts = reader(game, state, s)
+            forfeits = [forfeit_of(a) for a in agents]
+            if any(forfeits):  # (a seat that forfeited lost the game)
+                winners = standing(game, state, forfeits)[0]
+                counts["win"] = 1.0 / len(winners) if s in winners else 0.0
+            out.append({"cell": cell, "deal": k, "seat": s, **counts, "forfeit": float(forfeits[s] is not None),
+                        "timeout": float(forfeits[s] in TIMEOUT_REASONS)})
     return out
 
 
 def fits(bench: Benchmark, policy: str, cell: int) -> bool:
     """Whether ``policy`` can play ``cell`` (a model fits one observation size, so one player count)."""
+    if is_protocol_spec(policy):  # (a program gets the layout of every cell in its start message)
+        return True
     env = make_raw_env(bench.game, dict(bench.cells[cell]))
     try:
         resolve_agent(bench.game, policy, env)
@@ -216,10 +241,14 @@ def fits(bench: Benchmark, policy: str, cell: int) -> bool:
 
 def run_benchmark(bench: Benchmark, policies: Sequence[str], deals: int | None = None, workers: int = 1,
                   progress: bool | None = None, cells: Sequence[int] | None = None,
-                  greedy: bool = False) -> dict[str, list[dict]]:
+                  greedy: bool = False, limits: dict | None = None,
+                  log_dir: str | os.PathLike | None = None) -> dict[str, list[dict]]:
     """Play the benchmark (or only ``cells``, for tests) for every policy; policy -> per-game raw counts
     (in a fixed order). Model files sample their actions, or play the most likely one with ``greedy``.
-    ``progress``: a bar of the games played on stderr (True, False, or None: when stderr is a terminal)."""
+    ``progress``: a bar of the games played on stderr (True, False, or None: when stderr is a terminal).
+    ``limits``: the limits of policies that are programs (:class:`~gemenvs.agents.protocol.Limits`' fields; a
+    spec's own win); ``log_dir``: the folder of their stderr logs (None: this process's stderr)."""
+    protocol = {**(limits or {}), **({"log_dir": str(log_dir)} if log_dir is not None else {})}
     deals = bench.deals if deals is None else deals
     cells = range(len(bench.cells)) if cells is None else cells
     jobs = []  # (policy, cell, deal): one deal played from every seat
@@ -234,15 +263,17 @@ def run_benchmark(bench: Benchmark, policies: Sequence[str], deals: int | None =
     try:
         if workers <= 1:
             for job in jobs:
-                results[job] = _play_cell(bench.name, job[0], job[1], [job[2]], greedy)
+                results[job] = _play_cell(bench.name, job[0], job[1], [job[2]], greedy, protocol)
                 bar.update(len(results[job]))
         else:
             with game_pool(workers, "spawn") as pool:
-                futures = {pool.submit(_play_cell, bench.name, p, c, [k], greedy): (p, c, k) for p, c, k in jobs}
+                futures = {pool.submit(_play_cell, bench.name, p, c, [k], greedy, protocol): (p, c, k)
+                           for p, c, k in jobs}
                 for fut in as_completed(futures):
                     results[futures[fut]] = fut.result()
                     bar.update(len(results[futures[fut]]))
     finally:
+        close_worker_agents()
         bar.close()
     return {p: [g for job in jobs if job[0] == p for g in results[job]] for p in policies}
 
@@ -279,6 +310,8 @@ def aggregate(metrics: str, games: Sequence[dict], players: Sequence[int]) -> di
         row.update(cards=col["cards"].mean(), price_per_card=col["paid"].sum() / max(col["cards"].sum(), 1),
                    invested_share=col["invested_cards"].sum() / max(col["held_cards"].sum(), 1),
                    gems=col["gems"].mean(), majorities=col["majorities"].mean())
+    zero = np.zeros(n)
+    row.update(forfeits=int(col.get("forfeit", zero).sum()), timeouts=int(col.get("timeout", zero).sum()))
     return row
 
 
@@ -319,8 +352,10 @@ def title(bench: Benchmark, deals: int) -> str:
 
 
 def markdown(bench: Benchmark, rows: Sequence[dict], deals: int) -> str:
-    """Every table (overall, then per option of the cells) as Markdown."""
-    cols = COLUMNS[bench.metrics]
+    """Every table (overall, then per option of the cells) as Markdown (with forfeits and timeouts columns when
+    a policy forfeited a game)."""
+    forfeits = any(r.get("forfeits") for r in rows)
+    cols = COLUMNS[bench.metrics] + (["forfeits", "timeouts"] if forfeits else [])
     out = [f"### {title(bench, deals)}", ""]
     scopes = list(dict.fromkeys(r["scope"] for r in rows))
     for scope in scopes:
@@ -333,7 +368,8 @@ def markdown(bench: Benchmark, rows: Sequence[dict], deals: int) -> str:
         out.append("|" + "---|" * (len(first) + len(cols)))
         for r in sub:
             lead = [r["policy"]] if scope == "overall" else [r["policy"], str(r["value"])]
-            out.append("| " + " | ".join(lead + _cells_row(bench.metrics, r)) + " |")
+            extra = [str(r.get("forfeits", 0)), str(r.get("timeouts", 0))] if forfeits else []
+            out.append("| " + " | ".join(lead + _cells_row(bench.metrics, r) + extra) + " |")
         out.append("")
     return "\n".join(out)
 
@@ -413,15 +449,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                "  gemenvs-benchmark bidding random truthful heuristic --workers 2\n"
                "  gemenvs-benchmark bidding runs/megagem_selfplay/best_model.npz --deals 5\n"
                "  gemenvs-benchmark gem random greedy\n"
+               "  gemenvs-benchmark bidding \"cmd:python examples/random_agent.py\" --deals 2 --decision-timeout 2\n"
                "  gemenvs-benchmark exploit heuristic\n")
     p.add_argument("suite", metavar="BENCHMARK", help="bidding (megagem-bidding-v1), gem (gem-bidding-v1) or exploit "
                                                       "(approximate exploitability)")
     p.add_argument("policies", nargs="+", metavar="POLICY", help="baseline names, search agents (ismcts, or ismcts:N "
-                                                                  "for N simulations per decision) and/or model files "
-                                                                  "(.zip, .npz)")
+                                                                  "for N simulations per decision), model files "
+                                                                  "(.zip, .npz) and/or programs playing over the "
+                                                                  "JSON-lines protocol (\"cmd:python my_agent.py\", "
+                                                                  "tcp:HOST:PORT, unix:PATH)")
     p.add_argument("--deals", type=int, default=None, help="deals per cell for a quick look (default: the benchmark's)")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     p.add_argument("--greedy", action="store_true", help="model files play their most likely action (default: sample)")
+    from gemenvs.arena.tournament import add_limit_arguments
+
+    add_limit_arguments(p)
     p.add_argument("--out", default=None, help="folder for BENCHMARK.md and BENCHMARK.csv "
                                                "(default runs/benchmarks/NAME)")
     p.add_argument("--config", default=None, help="exploit: the config (default "
@@ -457,10 +499,13 @@ def main(argv: list[str] | None = None) -> int:
         if len(set(ns.policies)) != len(ns.policies):
             raise TournamentError("a policy is listed twice")
         deals = bench.deals if ns.deals is None else ns.deals
+        limits = limits_of(ns)
+        programs = any(is_protocol_spec(p) for p in ns.policies)
         out = prepare_out(Path(ns.out) if ns.out else Path("runs") / "benchmarks" / bench.name, ns.overwrite,
-                          check_only=True)
+                          check_only=not programs)  # (programs log their stderr into it as they play)
         results = run_benchmark(bench, ns.policies, deals, ns.workers, progress=False if ns.no_progress else None,
-                                    greedy=ns.greedy)
+                                greedy=ns.greedy, limits=limits,
+                                log_dir=out / PROTOCOL_LOGS if programs else None)
         rows = summarize(bench, results)
         text = markdown(bench, rows, deals)
         write_tables(out, ns.overwrite, bench.name, text, rows)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gemenvs.agents.base import Agent, decide
+from gemenvs.agents.base import Agent, decide, end_game, forfeit_of, standing
 
 
 class TimedAgent:
@@ -42,10 +42,28 @@ class TimedAgent:
         self.decisions += 1
         return action
 
+    @property
+    def forfeit(self) -> str | None:
+        """The timed agent's forfeit of its current game (:func:`~gemenvs.agents.base.forfeit_of`)."""
+        return forfeit_of(self.agent)
+
+    def game_over(self, state, seat: int, forfeits=None) -> None:
+        """Passed on to the timed agent (:func:`~gemenvs.agents.base.end_game`)."""
+        hook = getattr(self.agent, "game_over", None)
+        if hook is not None:
+            hook(state, seat, forfeits)
+
+    def close(self) -> None:
+        """Passed on to the timed agent (:func:`~gemenvs.agents.base.close_agents`)."""
+        close = getattr(self.agent, "close", None)
+        if callable(close):
+            close()
+
 
 def play_game(env, agents: Sequence[Agent], seed: int) -> dict:
     """Play one game on an AEC ``env`` with ``agents[i]`` in seat ``i``; return the final infos.
-    A search agent (``needs_state``) is handed the engine state, ``env.unwrapped.game_state`` (:func:`decide`)."""
+    A search agent (``needs_state``) is handed the engine state, ``env.unwrapped.game_state`` (:func:`decide`);
+    at the end every agent hears that the game is over (:func:`~gemenvs.agents.base.end_game`)."""
     env.reset(seed=seed)
     for i, agent in enumerate(agents):
         agent.reset(seed=seed * 1009 + i)
@@ -59,6 +77,7 @@ def play_game(env, agents: Sequence[Agent], seed: int) -> dict:
             continue
         p = seat[name]
         env.step(decide(agents[p], env.unwrapped.game_state, p, obs["observation"], obs["action_mask"]))
+    end_game(agents, env.unwrapped.game_state)
     return final
 
 
@@ -69,7 +88,9 @@ def play_engine_game(game, agents: Sequence[Agent], seed: int, agent_seeds: Sequ
     ``game.observe`` and ``game.legal_mask`` of its own seat only, and every action is checked by
     ``game.apply``; so ``state.log`` is the decision log and the game replays from ``seed`` + log.
     A search agent (``needs_state``) is handed ``state`` too (:func:`decide`).
-    ``agent_seeds[i]`` (default ``seed * 1009 + i``) reseeds seat ``i``'s agent first.
+    ``agent_seeds[i]`` (default ``seed * 1009 + i``) reseeds seat ``i``'s agent first. At the end every agent
+    hears that the game is over (:func:`~gemenvs.agents.base.end_game`); a seat that forfeited (a protocol
+    agent's program that failed: :func:`~gemenvs.agents.base.forfeit_of`) has lost it.
     """
     state = game.new_state(seed)
     for i, agent in enumerate(agents):
@@ -77,6 +98,7 @@ def play_engine_game(game, agents: Sequence[Agent], seed: int, agent_seeds: Sequ
     while not game.is_over(state):
         p = game.to_act(state)[0]
         game.apply(state, p, decide(agents[p], state, p, game.observe(state, p), game.legal_mask(state, p)))
+    end_game(agents, state)
     return state
 
 
@@ -87,8 +109,9 @@ def rotated_wins(game, focal: Agent, opponents: Sequence[Agent], seeds: Sequence
     n = len(opponents) + 1
     for seed in seeds:
         p = seed % n
-        r = game.results(play_engine_game(game, list(opponents[:p]) + [focal] + list(opponents[p:]), seed))
-        wins += (p in r.winners) / len(r.winners)
+        players = list(opponents[:p]) + [focal] + list(opponents[p:])
+        winners, _ = standing(game, play_engine_game(game, players, seed), [forfeit_of(a) for a in players])
+        wins += (p in winners) / len(winners) if winners else 0.0
     return wins
 
 
@@ -122,6 +145,13 @@ class MatchResult:
     wins: float = 0.0  # a shared win counts as 1/(number of winners)
     margins: list[float] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
+    #: the focal agent's forfeits (a protocol agent's program that failed): game index -> reason
+    forfeits: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def timeouts(self) -> int:
+        """The focal agent's forfeits for being too slow (a decision's or the game's time limit)."""
+        return sum(1 for r in self.forfeits.values() if r in ("timeout", "game timeout"))
 
     @property
     def win_rate(self) -> float:
@@ -163,7 +193,9 @@ def run_match(env_fn: Callable[[], object], focal: Agent, opponents: Sequence[Ag
     """Play ``games`` games with ``focal`` rotating through every seat among ``opponents``.
 
     With ``save_dir`` every game is also written there as a saved game (:mod:`gemenvs.recording`),
-    ``game_<seed>.jsonl`` (the folder is created if needed; nothing is written elsewhere).
+    ``game_<seed>.jsonl`` (the folder is created if needed; nothing is written elsewhere). A seat that
+    forfeits a game (:func:`~gemenvs.agents.base.forfeit_of`) loses it; the focal agent's forfeits are in
+    ``forfeits``.
     """
     env = env_fn()
     n = len(opponents) + 1
@@ -185,6 +217,12 @@ def run_match(env_fn: Callable[[], object], focal: Agent, opponents: Sequence[Ag
         me = env.possible_agents[seat]
         info = final[me]
         winners = info["winners"]
+        forfeits = [forfeit_of(a) for a in players]
+        if any(forfeits):
+            raw = env.unwrapped
+            winners = [env.possible_agents[w] for w in standing(raw.game, raw.game_state, forfeits)[0]]
+            if forfeits[seat] is not None:
+                result.forfeits[g] = forfeits[seat]
         if me in winners:
             result.wins += 1.0 / len(winners)
         scores = info["scores"]

@@ -265,8 +265,11 @@ class SingleAgentEnv(gymnasium.Env):
         return out
 
     def close(self) -> None:
-        """Close the AEC environment."""
+        """Close the AEC environment, and end the programs of opponents that play over the protocol."""
+        from gemenvs.agents.base import close_agents
+
         self.aec.close()
+        close_agents(getattr(self.opponents, "agents", None) or [])
 
     # ------------------------------------------------------------------ internals
 

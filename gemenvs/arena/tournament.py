@@ -18,10 +18,16 @@ balanced.
 ``g`` is reseeded from ``(seed, g, s)``. Games run directly on the core engine
 (:func:`gemenvs.arena.match.play_engine_game`), each agent seeing only its own seat; a search agent
 (``ismcts:N``) is handed the engine state through :func:`gemenvs.agents.base.decide` and searches
-only states its seat cannot tell apart.
+only states its seat cannot tell apart. An agent may be another program that plays over the JSON-lines
+protocol (``cmd:python my_agent.py``, ``tcp:HOST:PORT``, ``unix:PATH``; :mod:`gemenvs.agents.protocol`): each
+(agent, seat) of a process starts its own copy of the program (so ``--workers`` works too), whose stderr goes
+to ``--out``/:data:`PROTOCOL_LOGS`; a program that is too slow (``--decision-timeout``, ``--game-timeout``),
+crashes or keeps answering badly (after ``--retries``) *forfeits* that game, which counts as a loss (its
+seat ranks last, never among the winners), and the tournament goes on.
 
 **Results.** Every game is one JSON line of ``results.jsonl`` (index, deal, seed, seats, options,
-scores, winners, ranks and the engine's decision log), appended as games finish. A killed
+scores, winners, ranks and the engine's decision log; ``forfeits``, every seat's forfeit reason or null, only in a game
+where a seat forfeited), appended as games finish. A killed
 tournament started again with the same command and ``--out`` plays only the missing games; the
 summary is always computed from the results sorted by game index, so the numbers do not depend
 on workers, order of completion or interruptions. :func:`replay_record` replays a line through
@@ -42,7 +48,9 @@ interval), mean score, mean margin (own score minus the best other score) and me
 first; tied seats share the mean of their places), each with a normal 95% interval treating
 seat-games as independent; an ``openskill`` Plackett-Luce rating (mu, sigma; ordinal mu - 3 sigma,
 rated in game-index order) and a head-to-head matrix (how often the row agent finished ahead of
-the column agent when both sat at one table; ties count half).
+the column agent when both sat at one table; ties count half). Per agent too, its forfeits and those of
+them that were timeouts: columns of ``leaderboard.csv`` and ``summary.json`` always, of the Markdown
+leaderboard when some agent forfeited.
 """
 from __future__ import annotations
 
@@ -60,7 +68,9 @@ from pathlib import Path
 
 import numpy as np
 
+from gemenvs.agents.base import close_agents, forfeit_of, standing
 from gemenvs.arena.match import play_engine_game, wilson_interval
+from gemenvs.agents.protocol import FORFEIT_REASONS, TIMEOUT_REASONS, is_protocol_spec
 from gemenvs.arena.resolve import AgentSpecError, agent_label, resolve_agent
 from gemenvs.core.entry import game_pool
 from gemenvs.core.replay import replay_game
@@ -87,6 +97,10 @@ MAX_RESULT_LINE_BYTES = 4 * 2**20
 #: the keys of a game's record (a line of results.jsonl)
 RECORD_KEYS = ("index", "cycle", "lineup", "rotation", "deal", "seed", "game", "options", "seats", "agent_seeds",
                "scores", "winners", "ranks", "log")
+#: the key a record has besides RECORD_KEYS when a seat forfeited the game: every seat's reason or null
+FORFEITS_KEY = "forfeits"
+#: the folder of ``--out`` that holds the stderr logs of the programs playing over the protocol
+PROTOCOL_LOGS = "protocol-logs"
 
 
 class TournamentError(ValueError):
@@ -215,20 +229,30 @@ def _jsonable(value) -> bool:
 _WORKER: dict = {}
 
 
-def _worker_setup(spec: TournamentSpec) -> dict:
-    """Build (once per process) the game and one agent per (agent, seat)."""
-    key = json.dumps(asdict(spec), sort_keys=True)
+def _worker_setup(spec: TournamentSpec, protocol: dict | None = None) -> dict:
+    """Build (once per process) the game and one agent per (agent, seat); ``protocol``: the settings of the
+    agents that are programs (:func:`~gemenvs.arena.resolve.resolve_agent`)."""
+    key = json.dumps([asdict(spec), {k: str(v) for k, v in (protocol or {}).items()}], sort_keys=True)
     if _WORKER.get("key") != key:
         env = make_raw_env(spec.game, spec.options)
-        _WORKER.clear()
-        _WORKER.update(key=key, env=env, agents={})
+        close_worker_agents()
+        _WORKER.update(key=key, env=env, agents={}, protocol=dict(protocol or {}))
     return _WORKER
+
+
+def close_worker_agents() -> None:
+    """Close the agents this process built for a tournament (a program's process is ended) and forget them."""
+    close_agents(list(_WORKER.get("agents", {}).values()))
+    _WORKER.clear()
 
 
 def _agent(worker: dict, spec: TournamentSpec, a: int, seat: int):
     cache = worker["agents"]
     if (a, seat) not in cache:
-        cache[(a, seat)] = resolve_agent(spec.game, spec.agents[a], worker["env"], seed=0, greedy=spec.greedy)
+        protocol = dict(worker["protocol"])
+        protocol.setdefault("log_name", f"agent{a}-seat{seat}-{os.getpid()}")
+        cache[(a, seat)] = resolve_agent(spec.game, spec.agents[a], worker["env"], seed=0, greedy=spec.greedy,
+                                         protocol=protocol)
     return cache[(a, seat)]
 
 
@@ -237,36 +261,36 @@ def ranks_of(keys: Sequence) -> list[float]:
     return [1 + sum(1 for o in keys if o > k) + 0.5 * (sum(1 for o in keys if o == k) - 1) for k in keys]
 
 
-def play_fixture(spec: TournamentSpec, fx: Fixture) -> dict:
+def play_fixture(spec: TournamentSpec, fx: Fixture, protocol: dict | None = None) -> dict:
     """Play one scheduled game; its raw record (JSON data)."""
-    worker = _worker_setup(spec)
+    worker = _worker_setup(spec, protocol)
     game = worker["env"].game
     seats = [_agent(worker, spec, a, s) for s, a in enumerate(fx.seats)]
     seeds = [agent_seed(spec.seed, fx.index, s) for s in range(len(seats))]
     state = play_engine_game(game, seats, fx.seed, seeds)
-    return game_record(spec, fx, game, state)
+    return game_record(spec, fx, game, state, [forfeit_of(agent) for agent in seats])
 
 
-def game_record(spec: TournamentSpec, fx: Fixture, game, state) -> dict:
-    """The record (a line of results.jsonl) of scheduled game ``fx`` that ended in ``state``."""
+def game_record(spec: TournamentSpec, fx: Fixture, game, state, forfeits: Sequence | None = None) -> dict:
+    """The record (a line of results.jsonl) of scheduled game ``fx`` that ended in ``state``; ``forfeits``:
+    every seat's forfeit reason or None (a seat that forfeited lost: :func:`~gemenvs.agents.base.standing`)."""
     res = game.results(state)
-    keys = res.rank_keys if res.rank_keys is not None else res.scores
-    return {
+    forfeits = list(forfeits) if forfeits is not None and any(f is not None for f in forfeits) else None
+    winners, ranks = standing(game, state, forfeits)
+    record = {
         "index": fx.index, "cycle": fx.cycle, "lineup": fx.lineup, "rotation": fx.rotation, "deal": fx.deal,
         "seed": fx.seed, "game": spec.game, "options": spec.options, "seats": [spec.agents[a] for a in fx.seats],
         "agent_seeds": [agent_seed(spec.seed, fx.index, s) for s in range(len(fx.seats))],
-        "scores": [float(x) for x in res.scores], "winners": [int(w) for w in res.winners],
-        "ranks": ranks_of([_plain(k) for k in keys]), "log": [[int(x) for x in e] for e in state.log],
+        "scores": [float(x) for x in res.scores], "winners": winners, "ranks": ranks,
+        "log": [[int(x) for x in e] for e in state.log],
     }
+    if forfeits is not None:
+        record[FORFEITS_KEY] = forfeits
+    return record
 
 
-def _plain(key):
-    """A rank key as a comparable plain value (lists for tuples)."""
-    return list(key) if isinstance(key, (tuple, list)) else float(key)
-
-
-def _play_many(spec: TournamentSpec, fixtures: list[Fixture]) -> list[dict]:
-    return [play_fixture(spec, fx) for fx in fixtures]
+def _play_many(spec: TournamentSpec, fixtures: list[Fixture], protocol: dict | None = None) -> list[dict]:
+    return [play_fixture(spec, fx, protocol) for fx in fixtures]
 
 
 def replay_record(record: dict):
@@ -295,7 +319,7 @@ def check_record(rec, spec: TournamentSpec, fixtures: dict[int, Fixture], game, 
     """A stored game's record checked against the schedule and replayed through the engine (``game``, built
     with ``spec.options``); the record the replay gives (equal to ``rec``). A record that is not the scheduled
     game, does not replay, or states other scores, winners or ranks than its replay: a TournamentError."""
-    if not isinstance(rec, dict) or set(rec) != set(RECORD_KEYS):
+    if not isinstance(rec, dict) or set(rec) - {FORFEITS_KEY} != set(RECORD_KEYS):
         keys = sorted(rec) if isinstance(rec, dict) else type(rec).__name__
         raise TournamentError(f"{where}: not a game record of gemenvs-tournament (expected the keys "
                               f"{', '.join(RECORD_KEYS)}; got {str(keys)[:120]})")
@@ -313,8 +337,14 @@ def check_record(rec, spec: TournamentSpec, fixtures: dict[int, Fixture], game, 
     except (ValueError, IndexError, KeyError, TypeError, OverflowError) as e:
         raise TournamentError(f"{where}: game {index} does not replay through the engine "
                               f"({' '.join(str(e).split())[:200]})") from None
-    expected = game_record(spec, fx, game, state)
-    differ = [k for k in RECORD_KEYS if _canonical(rec[k]) != _canonical(expected[k])]
+    forfeits = rec.get(FORFEITS_KEY)
+    if forfeits is not None and not (isinstance(forfeits, list) and len(forfeits) == len(fx.seats)
+                                     and all(f is None or f in FORFEIT_REASONS for f in forfeits)
+                                     and any(f is not None for f in forfeits)):
+        raise TournamentError(f"{where}: game {index}: {FORFEITS_KEY} must list every seat's forfeit reason or null "
+                              f"(reasons: {', '.join(FORFEIT_REASONS)}), with at least one reason")
+    expected = game_record(spec, fx, game, state, forfeits)
+    differ = [k for k in (*RECORD_KEYS, FORFEITS_KEY) if _canonical(rec.get(k)) != _canonical(expected.get(k))]
     if differ:
         raise TournamentError(f"{where}: game {index} differs from its replay through the engine in "
                               f"{', '.join(differ)}; the line was changed, so it is not used (delete it, and the "
@@ -421,10 +451,13 @@ def progress_bar(total: int, desc: str, progress: bool | None = None, unit: str 
 
 
 def run_games(spec: TournamentSpec, done: dict[int, dict] | None = None, workers: int = 1,
-              results_path: Path | None = None, progress: bool | None = None) -> list[dict]:
+              results_path: Path | None = None, progress: bool | None = None,
+              protocol: dict | None = None) -> list[dict]:
     """Play every scheduled game not in ``done``, over ``workers`` processes, appending each finished
     record to ``results_path`` as it comes; all records in game-index order. ``progress``: a bar of the
-    games played of the schedule (starting at those in ``done``), see :func:`progress_bar`."""
+    games played of the schedule (starting at those in ``done``), see :func:`progress_bar`. ``protocol``:
+    the settings of the agents that are programs (their limits, ``log_dir``); their programs are ended
+    when the games are played (a worker's when it exits)."""
     done = dict(done or {})
     fixtures = spec.fixtures()
     todo = [fx for fx in fixtures if fx.index not in done]
@@ -444,12 +477,13 @@ def run_games(spec: TournamentSpec, done: dict[int, dict] | None = None, workers
     try:
         if workers <= 1 or len(chunks) <= 1:
             for chunk in chunks:
-                take(_play_many(spec, chunk))
+                take(_play_many(spec, chunk, protocol))
         else:
             with game_pool(workers, "spawn") as pool:
-                for fut in as_completed([pool.submit(_play_many, spec, chunk) for chunk in chunks]):
+                for fut in as_completed([pool.submit(_play_many, spec, chunk, protocol) for chunk in chunks]):
                     take(fut.result())
     finally:
+        close_worker_agents()
         if sink is not None:
             sink.close()
         bar.close()
@@ -486,6 +520,9 @@ class AgentSummary:
     sigma: float = 25.0 / 3
     ordinal: float = 0.0
     seat_games: list[int] = field(default_factory=list)
+    #: seat-games it forfeited (a program that failed: each counts as a loss), and those that were timeouts
+    forfeits: int = 0
+    timeouts: int = 0
 
 
 def rate(records: Iterable[dict], agents: Sequence[str]) -> dict[str, tuple[float, float]]:
@@ -512,7 +549,7 @@ def summarize(records: Sequence[dict], agents: Sequence[str]) -> tuple[list[Agen
     records = sorted(records, key=lambda r: r["index"])
     k = len(agents)
     idx = {a: i for i, a in enumerate(agents)}
-    per = {a: {"win": [], "score": [], "margin": [], "rank": []} for a in agents}
+    per = {a: {"win": [], "score": [], "margin": [], "rank": [], "forfeits": 0, "timeouts": 0} for a in agents}
     seat_games = {a: [0] * len(records[0]["seats"]) if records else [] for a in agents}
     ahead = np.zeros((k, k))
     met = np.zeros((k, k))
@@ -524,6 +561,9 @@ def summarize(records: Sequence[dict], agents: Sequence[str]) -> tuple[list[Agen
             per[a]["score"].append(scores[s])
             per[a]["margin"].append(scores[s] - max(others))
             per[a]["rank"].append(ranks[s])
+            reason = (rec.get(FORFEITS_KEY) or [None] * len(seats))[s]
+            per[a]["forfeits"] += reason is not None
+            per[a]["timeouts"] += reason in TIMEOUT_REASONS
             seat_games[a][s] += 1
             for t, b in enumerate(seats):
                 if b != a:
@@ -537,7 +577,7 @@ def summarize(records: Sequence[dict], agents: Sequence[str]) -> tuple[list[Agen
         mu, sigma = ratings[a]
         rows.append(AgentSummary(a, n, wins, wins / n if n else 0.0, wilson_interval(wins, n),
                                  mean_interval(p["score"]), mean_interval(p["margin"]), mean_interval(p["rank"]),
-                                 mu, sigma, mu - 3 * sigma, seat_games[a]))
+                                 mu, sigma, mu - 3 * sigma, seat_games[a], p["forfeits"], p["timeouts"]))
     rows.sort(key=lambda r: (-r.ordinal, r.agent))
     with np.errstate(invalid="ignore", divide="ignore"):
         h2h = np.where(met > 0, ahead / np.maximum(met, 1), np.nan)
@@ -545,16 +585,17 @@ def summarize(records: Sequence[dict], agents: Sequence[str]) -> tuple[list[Agen
 
 
 def leaderboard_markdown(rows: Sequence[AgentSummary]) -> str:
-    """The leaderboard as a Markdown table."""
+    """The leaderboard as a Markdown table (with forfeits and timeouts columns when some agent forfeited)."""
+    forfeits = any(r.forfeits for r in rows)
     out = ["| # | agent | seat-games | win rate [95% CI] | mean score [95% CI] | mean margin [95% CI] | "
-           "mean rank [95% CI] | rating mu ± sigma | ordinal |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "mean rank [95% CI] | rating mu ± sigma | ordinal |" + (" forfeits | timeouts |" if forfeits else ""),
+           "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if forfeits else "")]
     for i, r in enumerate(rows, 1):
         out.append(f"| {i} | {r.agent} | {r.games} | {r.win_rate:.1%} [{r.win_ci[0]:.1%}, {r.win_ci[1]:.1%}] | "
                    f"{r.score[0]:.1f} [{r.score[1]:.1f}, {r.score[2]:.1f}] | "
                    f"{r.margin[0]:+.1f} [{r.margin[1]:+.1f}, {r.margin[2]:+.1f}] | "
                    f"{r.rank[0]:.2f} [{r.rank[1]:.2f}, {r.rank[2]:.2f}] | {r.mu:.1f} ± {r.sigma:.1f} | "
-                   f"{r.ordinal:.1f} |")
+                   f"{r.ordinal:.1f} |" + (f" {r.forfeits} | {r.timeouts} |" if forfeits else ""))
     return "\n".join(out)
 
 
@@ -569,10 +610,11 @@ def write_outputs(out: Path, spec: TournamentSpec, rows: Sequence[AgentSummary],
     w = csv.writer(f)
     w.writerow(["rank", "agent", "seat_games", "win_rate", "win_lo", "win_hi", "mean_score", "score_lo", "score_hi",
                 "mean_margin", "margin_lo", "margin_hi", "mean_rank", "rank_lo", "rank_hi", "mu", "sigma",
-                "ordinal"])
+                "ordinal", "forfeits", "timeouts"])
     for i, r in enumerate(rows, 1):
         w.writerow([i, r.agent, r.games, *(f"{x:.6g}" for x in (r.win_rate, *r.win_ci, *r.score, *r.margin,
-                                                                  *r.rank, r.mu, r.sigma, r.ordinal))])
+                                                                  *r.rank, r.mu, r.sigma, r.ordinal)),
+                    r.forfeits, r.timeouts])
     write_file(out, "leaderboard.csv", f.getvalue())
     f = io.StringIO(newline="")
     w = csv.writer(f)
@@ -634,16 +676,21 @@ def title_of(spec: TournamentSpec) -> str:
 
 
 def run_tournament(spec: TournamentSpec, out: str | os.PathLike | None = None, workers: int = 1,
-                   progress: bool | None = None, overwrite: bool = False
+                   progress: bool | None = None, overwrite: bool = False, limits: dict | None = None
                    ) -> tuple[list[AgentSummary], np.ndarray, list[dict]]:
     """Play (or resume, from ``out``) a tournament; leaderboard, head-to-head and the records. ``progress``:
-    a bar of the games played on stderr (True, False, or None: when stderr is a terminal)."""
+    a bar of the games played on stderr (True, False, or None: when stderr is a terminal). ``limits``: the
+    limits of the agents that are programs (:class:`~gemenvs.agents.protocol.Limits`' fields; a spec's own
+    win), whose stderr goes to ``out/protocol-logs`` (with no ``out``: to this process's stderr)."""
     done, path = {}, None
+    protocol = dict(limits or {})
     if out is not None:
         out = Path(out)
         done = prepare_out(out, spec, overwrite)
         path = out / "results.jsonl"
-    records = run_games(spec, done, workers, path, progress)
+        if any(is_protocol_spec(a) for a in spec.agents):
+            protocol["log_dir"] = str(out / PROTOCOL_LOGS)
+    records = run_games(spec, done, workers, path, progress, protocol)
     rows, h2h = summarize(records, spec.agents)
     if out is not None:
         write_outputs(out, spec, rows, h2h, title_of(spec))
@@ -674,12 +721,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         epilog="examples:\n  gemenvs-tournament --game megagem --players 4 --agents random truthful heuristic "
                "--games 240 --out runs/tournaments/megagem4\n"
                "  gemenvs-tournament --game gemjam --players 3 --agents random rule --games 60 --workers 2\n"
-               "  gemenvs-tournament --game megagem --players 3 --agents heuristic ismcts:32 --games 12\n")
+               "  gemenvs-tournament --game megagem --players 3 --agents heuristic ismcts:32 --games 12\n"
+               "  gemenvs-tournament --game gem --agents greedy \"cmd:python examples/random_agent.py\" --games 12 "
+               "--decision-timeout 2 --out runs/tournaments/gem-cmd\n")
     p.add_argument("--game", default="megagem", help="megagem, gem or gemjam (default megagem)")
     p.add_argument("--players", type=int, default=None, help="seats per game (default: the game's default)")
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
                    help="baseline names (e.g. random truthful heuristic), search agents (ismcts, or ismcts:N for "
-                        "N simulations per decision) and/or model files (.zip, .npz)")
+                        "N simulations per decision), model files (.zip, .npz) and/or programs playing over the "
+                        "JSON-lines protocol (\"cmd:python my_agent.py\", tcp:HOST:PORT, unix:PATH)")
     p.add_argument("--games", type=int, default=240, help="games, rounded up to whole balanced cycles (default 240)")
     p.add_argument("--value-chart", default=None, help="MegaGem value chart: A-E or random")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="any other game option")
@@ -688,12 +738,35 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    "each deal with the seats rotated")
     p.add_argument("--greedy", action="store_true", help="models play their most likely action (default: sample)")
     p.add_argument("--workers", type=int, default=1, help="processes playing games (default 1)")
+    add_limit_arguments(p)
     p.add_argument("--out", default=None, help="folder for results.jsonl, leaderboard, heatmap (resumes there)")
     p.add_argument("--overwrite", action="store_true", help="replace another tournament's files in --out, or write "
                                                             "into an --out folder the tournament did not make")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_version_argument(p)
     return p.parse_args(argv)
+
+
+def add_limit_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of the limits of agents that are programs (cmd:, tcp:, unix:; docs/protocol.md)."""
+    p.add_argument("--decision-timeout", type=float, default=None, metavar="SECONDS",
+                   help="programs playing over the protocol: seconds for an answer (default 10)")
+    p.add_argument("--game-timeout", type=float, default=None, metavar="SECONDS",
+                   help="programs: seconds for all of a game's answers (default 600)")
+    p.add_argument("--retries", type=int, default=None, help="programs: tries again after a malformed or illegal "
+                                                             "answer before the seat forfeits (default 1)")
+
+
+def limits_of(ns: argparse.Namespace) -> dict:
+    """The limits the flags of :func:`add_limit_arguments` set (checked: a bad one is a TournamentError)."""
+    from gemenvs.agents.protocol import Limits
+
+    given = {k: getattr(ns, k) for k in ("decision_timeout", "game_timeout", "retries") if getattr(ns, k) is not None}
+    try:
+        Limits(**given)
+    except ValueError as e:
+        raise TournamentError(f"--{str(e).replace('_', '-')}") from None
+    return given
 
 
 def _error(message: str) -> int:
@@ -721,12 +794,13 @@ def main(argv: list[str] | None = None) -> int:
             if ns.game != "megagem":
                 raise TournamentError(f"--value-chart is a MegaGem option; {ns.game} has no value charts")
             options["value_chart"] = ns.value_chart
+        limits = limits_of(ns)
         spec, size = make_spec(ns.game, ns.agents, ns.games, options, ns.seed, not ns.no_duplicate, ns.greedy)
         if spec.games != ns.games:
             print(f"{ns.games} games asked; playing {spec.games} ({spec.games // size} balanced cycles of {size})",
                   file=sys.stderr)
         rows, _, _ = run_tournament(spec, ns.out, ns.workers, progress=False if ns.no_progress else None,
-                                       overwrite=ns.overwrite)
+                                       overwrite=ns.overwrite, limits=limits)
     except (TournamentError, AgentSpecError, OSError) as e:
         return _error(e)
     except ImportError as e:  # the train extra (openskill, matplotlib; torch for .zip models); else a bug

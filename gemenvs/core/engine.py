@@ -349,18 +349,20 @@ class Game(ABC):
         """The legal action ids of ``player``, ascending."""
         return np.flatnonzero(self.legal_mask(state, player))
 
-    def visible_log(self, state, viewer: int | None) -> list[tuple[int, int | None, bool | None]]:
+    def visible_log(self, state, viewer: int | None, start: int = 0) -> list[tuple[int, int | None, bool | None]]:
         """The decision log as ``viewer`` may see it: ``(seat, action, forced)`` per decision, with
         ``None`` for what it may not know (another seat's hidden action; whether another seat's
-        decision was forced, unless ``forced_is_public``). ``viewer=None``: the whole log."""
-        out = []
-        for k, (p, a, f) in enumerate(state.log):
-            if viewer is None or p == viewer:
-                out.append((p, a, bool(f)))
-            else:
-                out.append((p, None if self.log_action_hidden(state, k, viewer) else a,
-                            bool(f) if self.forced_is_public else None))
-        return out
+        decision was forced, unless ``forced_is_public``). ``viewer=None``: the whole log. ``start``:
+        the decisions from that index on only."""
+        return [self.visible_entry(state, viewer, k) for k in range(start, len(state.log))]
+
+    def visible_entry(self, state, viewer: int | None, index: int) -> tuple[int, int | None, bool | None]:
+        """Decision ``state.log[index]`` as ``viewer`` may see it now (an entry of :meth:`visible_log`)."""
+        p, a, f = state.log[index]
+        if viewer is None or p == viewer:
+            return (p, a, bool(f))
+        return (p, None if self.log_action_hidden(state, index, viewer) else a,
+                bool(f) if self.forced_is_public else None)
 
     def state_from_dict(self, d: Any):
         """Rebuild a state from ``state.to_dict()`` by replaying its seed and log; anything the
