@@ -335,3 +335,16 @@ def test_a_resumed_tournament_with_changed_options_is_another_tournament(tmp_pat
     (out / "tournament.json").write_text("[" * 100_000)
     with pytest.raises(T.TournamentError, match="tournament.json that cannot be read .*nested deeper"):
         T.run_tournament(spec, out=out)
+
+
+def test_the_heatmap_fits_long_agent_names():
+    """A program's spec can be long: the heatmap elides its tick label and still lays itself out."""
+    import warnings
+
+    from gemenvs.arena.tournament import head_to_head_png
+
+    names = ["heuristic", "cmd:python /some/long/folder/of/the/user/my_bidding_agent.py --temperature 0.5"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        png = head_to_head_png(np.array([[np.nan, 0.4], [0.6, np.nan]]), names, "a title")
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"

@@ -637,13 +637,21 @@ def plot_head_to_head(h2h: np.ndarray, agents: Sequence[str], path: Path, title:
     return path
 
 
+def _short_label(label: str, width: int = 28) -> str:
+    """A heatmap tick label: ``label``, its middle elided to ``width`` characters (a ``cmd:`` spec can be long)."""
+    if len(label) <= width:
+        return label
+    keep = width - 3
+    return label[:keep - keep // 2] + "..." + label[len(label) - keep // 2:]
+
+
 def head_to_head_png(h2h: np.ndarray, agents: Sequence[str], title: str = "") -> bytes:
     """A heatmap as PNG bytes: cell (row, column) = how often row finished ahead of column at one table."""
     import io
 
     from matplotlib.figure import Figure  # no pyplot: the caller's backend (a notebook's) stays as it is
 
-    labels = [agent_label(a) for a in agents]
+    labels = [_short_label(agent_label(a)) for a in agents]
     k = len(agents)
     fig = Figure(figsize=(max(4.5, 1.6 + 0.9 * k), max(3.6, 1.2 + 0.8 * k)), dpi=110)
     ax = fig.subplots()
